@@ -1,0 +1,6 @@
+//! The maths of embedding lookups; nothing here knows about the terminal.
+pub mod metrics;
+pub mod positional;
+pub mod tokenizer;
+pub mod torch_init;
+pub mod weights;

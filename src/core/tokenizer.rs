@@ -1,0 +1,297 @@
+//! Text to tokens: word-level vocabularies that split on whitespace and punctuation.
+//!
+//! Every token keeps the byte span it came from, so the screen can point at it in the input.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+/// The built-in vocabularies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum VocabKind {
+    /// Six words, three dimensions: the article's own example.
+    Seed,
+    /// About 2,000 common English words and punctuation, eight dimensions.
+    Words,
+}
+
+impl VocabKind {
+    /// Every built-in vocabulary, in the order `v` cycles through them.
+    pub const ALL: [Self; 2] = [Self::Seed, Self::Words];
+
+    /// The name used on the command line and on screen.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Seed => "seed",
+            Self::Words => "words",
+        }
+    }
+
+    /// The vocabulary after this one, wrapping around.
+    #[must_use]
+    pub fn next(self) -> Self {
+        let index = Self::ALL.iter().position(|&kind| kind == self).unwrap_or(0);
+        Self::ALL[(index + 1) % Self::ALL.len()]
+    }
+}
+
+impl fmt::Display for VocabKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The end-of-text marker, second to last in the `words` vocabulary.
+pub const END_OF_TEXT: &str = "<|endoftext|>";
+/// The unknown-word token, last in the `words` vocabulary.
+pub const UNKNOWN: &str = "<|unk|>";
+
+/// One token of the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// The text as the user typed it.
+    pub text: String,
+    /// Where the text stands in the input, in bytes (always on character boundaries).
+    pub span: Range<usize>,
+    /// The token's position in the sequence, counting from 0.
+    pub position: usize,
+    /// The row this token looks up, or `None` when the vocabulary has no row for it.
+    pub id: Option<usize>,
+}
+
+/// A word-level vocabulary: token strings and the id of each.
+#[derive(Clone, Debug)]
+pub struct Vocabulary {
+    name: String,
+    tokens: Vec<String>,
+    ids: HashMap<String, usize>,
+    unknown_id: Option<usize>,
+}
+
+impl Vocabulary {
+    /// Builds a vocabulary from its tokens in id order; `<|unk|>`, if present, takes unknown words.
+    #[must_use]
+    pub fn new(name: impl Into<String>, tokens: Vec<String>) -> Self {
+        let ids: HashMap<String, usize> = tokens
+            .iter()
+            .enumerate()
+            .map(|(id, token)| (token.clone(), id))
+            .collect();
+        let unknown_id = ids.get(UNKNOWN).copied();
+        Self {
+            name: name.into(),
+            tokens,
+            ids,
+            unknown_id,
+        }
+    }
+
+    /// One of the built-in vocabularies, embedded in the binary.
+    #[must_use]
+    pub fn builtin(kind: VocabKind) -> Self {
+        let listing = match kind {
+            VocabKind::Seed => include_str!("../../assets/seed.txt"),
+            VocabKind::Words => include_str!("../../assets/words.txt"),
+        };
+        let mut tokens: Vec<String> = listing.lines().map(str::to_owned).collect();
+        if kind == VocabKind::Words {
+            tokens.push(END_OF_TEXT.to_owned());
+            tokens.push(UNKNOWN.to_owned());
+        }
+        Self::new(kind.name(), tokens)
+    }
+
+    /// The vocabulary's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How many rows the vocabulary addresses.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether the vocabulary has no tokens.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The token string of an id.
+    #[must_use]
+    pub fn token(&self, id: usize) -> Option<&str> {
+        self.tokens.get(id).map(String::as_str)
+    }
+
+    /// All token strings in id order.
+    #[must_use]
+    pub fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
+    /// The id of a piece of text: exact, then lower-cased, then `<|unk|>` if the vocabulary has it.
+    #[must_use]
+    pub fn id(&self, piece: &str) -> Option<usize> {
+        self.ids
+            .get(piece)
+            .or_else(|| self.ids.get(&piece.to_lowercase()))
+            .copied()
+            .or(self.unknown_id)
+    }
+
+    /// Whether unknown words map to `<|unk|>` rather than having no row.
+    #[must_use]
+    pub fn has_unknown_token(&self) -> bool {
+        self.unknown_id.is_some()
+    }
+
+    /// Splits `text` and gives each piece its position and id.
+    #[must_use]
+    pub fn tokenize(&self, text: &str) -> Vec<Token> {
+        split(text)
+            .into_iter()
+            .enumerate()
+            .map(|(position, span)| {
+                let piece = &text[span.clone()];
+                Token {
+                    text: piece.to_owned(),
+                    id: self.id(piece),
+                    span,
+                    position,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether a character continues a word rather than standing alone as punctuation.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Splits text into byte spans: runs of letters and digits, and each other non-space character.
+#[must_use]
+pub fn split(text: &str) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    let mut word_start: Option<usize> = None;
+    for (index, c) in text.char_indices() {
+        if is_word_char(c) {
+            word_start.get_or_insert(index);
+            continue;
+        }
+        if let Some(start) = word_start.take() {
+            spans.push(start..index);
+        }
+        if !c.is_whitespace() {
+            spans.push(index..index + c.len_utf8());
+        }
+    }
+    if let Some(start) = word_start {
+        spans.push(start..text.len());
+    }
+    spans
+}
+
+/// The indices of the tokens that share a row with `tokens[index]` (itself included).
+///
+/// Tokens with no row are compared by their lower-cased text.
+#[must_use]
+pub fn copies_of(tokens: &[Token], index: usize) -> Vec<usize> {
+    let Some(target) = tokens.get(index) else {
+        return Vec::new();
+    };
+    tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, token)| match (target.id, token.id) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => token.text.to_lowercase() == target.text.to_lowercase(),
+            _ => false,
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(text: &str) -> Vec<&str> {
+        split(text).into_iter().map(|span| &text[span]).collect()
+    }
+
+    #[test]
+    fn splits_on_whitespace_and_punctuation() {
+        assert_eq!(
+            texts("Hello, world! It's  fine."),
+            ["Hello", ",", "world", "!", "It", "'", "s", "fine", "."]
+        );
+        assert_eq!(texts("   "), Vec::<&str>::new());
+        assert_eq!(texts("a\nb\tc"), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn spans_slice_the_input_on_character_boundaries() {
+        let text = "naïve café — 東京!";
+        for span in split(text) {
+            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+        }
+        assert_eq!(texts(text), ["naïve", "café", "—", "東京", "!"]);
+    }
+
+    #[test]
+    fn seed_vocabulary_has_the_articles_ids() {
+        let seed = Vocabulary::builtin(VocabKind::Seed);
+        assert_eq!(
+            seed.tokens(),
+            ["the", "quick", "fox", "dog", "bites", "man"]
+        );
+        let tokens = seed.tokenize("fox bites the fox");
+        let ids: Vec<_> = tokens.iter().map(|t| t.id).collect();
+        assert_eq!(ids, [Some(2), Some(4), Some(0), Some(2)]);
+        assert_eq!(tokens[3].position, 3);
+        assert_eq!(tokens[3].span, 14..17);
+    }
+
+    #[test]
+    fn seed_vocabulary_has_no_row_for_other_words() {
+        let seed = Vocabulary::builtin(VocabKind::Seed);
+        let tokens = seed.tokenize("The cat");
+        assert_eq!(tokens[0].id, Some(0), "lookup ignores case");
+        assert_eq!(tokens[1].id, None);
+        assert!(!seed.has_unknown_token());
+    }
+
+    #[test]
+    fn words_vocabulary_ends_with_its_special_tokens() {
+        let words = Vocabulary::builtin(VocabKind::Words);
+        let n = words.len();
+        assert!((1900..=2100).contains(&n), "{n} tokens");
+        assert_eq!(words.token(n - 2), Some(END_OF_TEXT));
+        assert_eq!(words.token(n - 1), Some(UNKNOWN));
+        assert_eq!(words.id("zzyzzx"), Some(n - 1));
+        for word in ["the", "quick", "fox", "dog", "bites", "man", ",", "."] {
+            assert_ne!(words.id(word), Some(n - 1), "{word} should be known");
+        }
+    }
+
+    #[test]
+    fn copies_share_an_id() {
+        let seed = Vocabulary::builtin(VocabKind::Seed);
+        let tokens = seed.tokenize("fox bites the fox");
+        assert_eq!(copies_of(&tokens, 0), [0, 3]);
+        assert_eq!(copies_of(&tokens, 1), [1]);
+        let unknown = seed.tokenize("cat Cat fox");
+        assert_eq!(copies_of(&unknown, 1), [0, 1]);
+        assert!(copies_of(&tokens, 9).is_empty());
+    }
+
+    #[test]
+    fn vocab_kinds_cycle() {
+        assert_eq!(VocabKind::Seed.next(), VocabKind::Words);
+        assert_eq!(VocabKind::Words.next(), VocabKind::Seed);
+    }
+}

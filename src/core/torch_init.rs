@@ -1,0 +1,383 @@
+//! PyTorch-compatible seeded initialisation.
+//!
+//! `torch.manual_seed(s); torch.nn.Embedding(rows, cols)` fills a float32 matrix with
+//! `normal_(0, 1)` drawn from PyTorch's CPU generator (an MT19937). This module reproduces
+//! that generator and both of PyTorch's normal-sampling paths bit for bit, so a learner's
+//! notebook and this program show the same digits. The specification is PyTorch's x86-64
+//! kernel (AVX2): a scalar double-precision Box-Muller for fewer than 16 values and a
+//! vectorised single-precision one with Cephes-style `log` and `sincos` otherwise.
+
+use ndarray::Array2;
+use rand::RngCore;
+
+const MT_N: usize = 624;
+const MT_M: usize = 397;
+const MATRIX_A: u32 = 0x9908_B0DF;
+const UPPER_MASK: u32 = 0x8000_0000;
+const LOWER_MASK: u32 = 0x7FFF_FFFF;
+
+/// A 32-bit Mersenne Twister (MT19937), seeded as `torch.manual_seed` seeds it.
+#[derive(Clone)]
+pub struct Mt19937 {
+    state: [u32; MT_N],
+    index: usize,
+}
+
+impl Mt19937 {
+    /// Seeds the twister with the standard `init_genrand`.
+    #[must_use]
+    pub fn new(seed: u32) -> Self {
+        let mut state = [0u32; MT_N];
+        state[0] = seed;
+        for i in 1..MT_N {
+            let previous = state[i - 1];
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "i < 624 always fits in u32"
+            )]
+            let index = i as u32;
+            state[i] = 1_812_433_253u32
+                .wrapping_mul(previous ^ (previous >> 30))
+                .wrapping_add(index);
+        }
+        Self { state, index: MT_N }
+    }
+
+    fn twist(&mut self) {
+        for i in 0..MT_N {
+            let y = (self.state[i] & UPPER_MASK) | (self.state[(i + 1) % MT_N] & LOWER_MASK);
+            let mag = if y & 1 == 0 { 0 } else { MATRIX_A };
+            self.state[i] = self.state[(i + MT_M) % MT_N] ^ (y >> 1) ^ mag;
+        }
+        self.index = 0;
+    }
+
+    /// The next tempered 32-bit output.
+    pub fn next_word(&mut self) -> u32 {
+        if self.index >= MT_N {
+            self.twist();
+        }
+        let mut y = self.state[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9D2C_5680;
+        y ^= (y << 15) & 0xEFC6_0000;
+        y ^ (y >> 18)
+    }
+}
+
+impl RngCore for Mt19937 {
+    fn next_u32(&mut self) -> u32 {
+        self.next_word()
+    }
+
+    /// PyTorch's 64-bit draw: the first 32-bit output is the high half.
+    fn next_u64(&mut self) -> u64 {
+        let high = u64::from(self.next_word());
+        let low = u64::from(self.next_word());
+        (high << 32) | low
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        for chunk in dest.chunks_mut(4) {
+            let bytes = self.next_word().to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+    }
+}
+
+/// PyTorch's CPU generator: the twister plus the cached second Box-Muller sample.
+///
+/// Create one per `torch.manual_seed` call and draw layers from it in the order the
+/// notebook creates them; the cache carries over between layers as it does in PyTorch.
+#[derive(Clone)]
+pub struct TorchGenerator {
+    twister: Mt19937,
+    cached_normal: Option<f64>,
+}
+
+impl TorchGenerator {
+    /// The state `torch.manual_seed(seed)` leaves behind.
+    #[must_use]
+    pub fn manual_seed(seed: u64) -> Self {
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "PyTorch seeds the twister with the low 32 bits"
+        )]
+        let low_bits = seed as u32;
+        Self {
+            twister: Mt19937::new(low_bits),
+            cached_normal: None,
+        }
+    }
+
+    fn uniform_f32(&mut self) -> f32 {
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "a 24-bit integer is exact in f32"
+        )]
+        let numerator = (self.twister.next_u32() & 0x00FF_FFFF) as f32;
+        numerator * (1.0 / 16_777_216.0)
+    }
+
+    fn uniform_f64(&mut self) -> f64 {
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "a 53-bit integer is exact in f64"
+        )]
+        let numerator = (self.twister.next_u64() & ((1u64 << 53) - 1)) as f64;
+        numerator * (1.0 / 9_007_199_254_740_992.0)
+    }
+
+    fn normal_f64(&mut self) -> f64 {
+        if let Some(cached) = self.cached_normal.take() {
+            return cached;
+        }
+        let u1 = self.uniform_f64();
+        let u2 = self.uniform_f64();
+        let radius = (-2.0 * (-u2).ln_1p()).sqrt();
+        let theta = 2.0 * std::f64::consts::PI * u1;
+        self.cached_normal = Some(radius * theta.sin());
+        radius * theta.cos()
+    }
+
+    /// Fills `values` as `tensor.normal_(mean, std)` does on the CPU.
+    pub fn normal_fill(&mut self, values: &mut [f32], mean: f32, std: f32) {
+        let n = values.len();
+        if n < 16 {
+            for value in values.iter_mut() {
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "PyTorch rounds the double sample to float32"
+                )]
+                let sample = (self.normal_f64() * f64::from(std) + f64::from(mean)) as f32;
+                *value = sample;
+            }
+            return;
+        }
+        for value in values.iter_mut() {
+            *value = self.uniform_f32();
+        }
+        for block in values.chunks_exact_mut(16) {
+            fill16(block, mean, std);
+        }
+        if n % 16 != 0 {
+            let tail = &mut values[n - 16..];
+            for value in tail.iter_mut() {
+                *value = self.uniform_f32();
+            }
+            fill16(tail, mean, std);
+        }
+    }
+
+    /// The weight matrix of `nn.Embedding(rows, cols)` created next from this generator.
+    #[must_use]
+    pub fn embedding(&mut self, rows: usize, cols: usize) -> Array2<f32> {
+        let mut values = vec![0.0f32; rows * cols];
+        self.normal_fill(&mut values, 0.0, 1.0);
+        Array2::from_shape_vec((rows, cols), values).expect("rows * cols values were made")
+    }
+}
+
+/// One 16-value Box-Muller block of PyTorch's vectorised kernel.
+fn fill16(block: &mut [f32], mean: f32, std: f32) {
+    for j in 0..8 {
+        let u1 = 1.0 - block[j];
+        let u2 = block[j + 8];
+        let radius = (-2.0 * log_f32(u1)).sqrt();
+        let (sin, cos) = sincos_f32(6.283_185_5_f32 * u2);
+        block[j] = (radius * cos).mul_add(std, mean);
+        block[j + 8] = (radius * sin).mul_add(std, mean);
+    }
+}
+
+/// Cephes-style single-precision natural logarithm, as in PyTorch's AVX kernel.
+#[expect(
+    clippy::excessive_precision,
+    reason = "the constants are written as the kernel's source writes them"
+)]
+#[expect(
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    reason = "the exponent field is 8 bits; the kernel converts it as a signed int"
+)]
+fn log_f32(x: f32) -> f32 {
+    const P: [f32; 9] = [
+        7.037_683_629_2e-2,
+        -1.151_461_031_0e-1,
+        1.167_699_874_0e-1,
+        -1.242_014_084_6e-1,
+        1.424_932_278_7e-1,
+        -1.666_805_766_5e-1,
+        2.000_071_476_5e-1,
+        -2.499_999_399_3e-1,
+        3.333_333_117_4e-1,
+    ];
+    const Q1: f32 = -2.121_944_40e-4;
+    const Q2: f32 = 0.693_359_375;
+    const SQRT_HALF: f32 = 0.707_106_77;
+
+    let x = x.max(f32::from_bits(0x0080_0000));
+    let bits = x.to_bits();
+    let mut exponent = (((bits >> 23) as i32) - 127) as f32 + 1.0;
+    let mantissa = f32::from_bits((bits & 0x807F_FFFF) | 0x3F00_0000);
+    let x = if mantissa < SQRT_HALF {
+        exponent -= 1.0;
+        (mantissa - 1.0) + mantissa
+    } else {
+        mantissa - 1.0
+    };
+    let z = x * x;
+    let mut y = P[0];
+    for &coefficient in &P[1..] {
+        y = y.mul_add(x, coefficient);
+    }
+    y *= x;
+    y = y.mul_add(z, exponent * Q1);
+    y = (-z).mul_add(0.5, y);
+    exponent.mul_add(Q2, x + y)
+}
+
+/// Cephes-style single-precision sine and cosine, as in PyTorch's AVX kernel.
+#[expect(
+    clippy::excessive_precision,
+    reason = "the constants are written as the kernel's source writes them"
+)]
+#[expect(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    reason = "the kernel truncates to int and converts back, as written here"
+)]
+fn sincos_f32(t: f32) -> (f32, f32) {
+    const FOUR_OVER_PI: f32 = 1.273_239_544_735_16;
+    let mut x = t.abs();
+    let mut sin_negative = t.is_sign_negative();
+    let j = (((x * FOUR_OVER_PI) as i32) + 1) & !1;
+    let y = j as f32;
+    sin_negative ^= (j & 4) != 0;
+    let cos_negative = (!(j - 2) & 4) != 0;
+    x = y.mul_add(-0.785_156_25, x);
+    x = y.mul_add(-2.418_756_484_985_351_562_5e-4, x);
+    x = y.mul_add(-3.774_894_977_445_941_08e-8, x);
+    let z = x * x;
+    let cos_poly = 2.443_315_711_809_948e-5_f32
+        .mul_add(z, -1.388_731_625_493_765e-3)
+        .mul_add(z, 4.166_664_568_298_827e-2);
+    let cos_poly = (cos_poly * z).mul_add(z, -(z * 0.5)) + 1.0;
+    let sin_poly = (-1.951_529_589_1e-4_f32)
+        .mul_add(z, 8.332_160_873_6e-3)
+        .mul_add(z, -1.666_665_461_1e-1);
+    let sin_poly = (sin_poly * z).mul_add(x, x);
+    let (sin, cos) = if j & 2 == 0 {
+        (sin_poly, cos_poly)
+    } else {
+        (cos_poly, sin_poly)
+    };
+    let sin = if sin_negative { -sin } else { sin };
+    let cos = if cos_negative { -cos } else { cos };
+    (sin, cos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    const REFERENCE: &str = include_str!("../../tests/fixtures/torch-embedding-init.json");
+
+    /// Runs a recipe such as `manual_seed(42); Embedding(5,3); Embedding(4,3)`.
+    fn run_recipe(recipe: &str) -> Vec<Array2<f32>> {
+        let mut generator = None;
+        let mut layers = Vec::new();
+        for step in recipe.split(';').map(str::trim) {
+            let inside = &step[step.find('(').unwrap() + 1..step.len() - 1];
+            if step.starts_with("manual_seed") {
+                generator = Some(TorchGenerator::manual_seed(inside.parse().unwrap()));
+            } else {
+                let (rows, cols) = inside.split_once(',').unwrap();
+                let generator = generator.as_mut().unwrap();
+                layers.push(generator.embedding(rows.parse().unwrap(), cols.parse().unwrap()));
+            }
+        }
+        layers
+    }
+
+    #[test]
+    fn every_reference_case_matches_pytorch_bit_for_bit() {
+        let reference: Value = serde_json::from_str(REFERENCE).unwrap();
+        let cases = reference["cases"].as_object().unwrap();
+        assert!(cases.len() >= 6);
+        for (name, case) in cases {
+            let layers = run_recipe(case["recipe"].as_str().unwrap());
+            let expected = case["bits"].as_array().unwrap();
+            assert_eq!(layers.len(), expected.len(), "{name}: layer count");
+            for (layer, expected_layer) in layers.iter().zip(expected) {
+                for (r, expected_row) in expected_layer.as_array().unwrap().iter().enumerate() {
+                    for (c, bits) in expected_row.as_array().unwrap().iter().enumerate() {
+                        let expected_bits = u32::try_from(bits.as_u64().unwrap()).unwrap();
+                        assert_eq!(
+                            layer[[r, c]].to_bits(),
+                            expected_bits,
+                            "{name}: element [{r}, {c}] is {} but PyTorch gives {}",
+                            layer[[r, c]],
+                            f32::from_bits(expected_bits)
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_article_rows_come_out_of_seed_123() {
+        let mut generator = TorchGenerator::manual_seed(123);
+        let table = generator.embedding(6, 3);
+        let row = |id: usize| {
+            table
+                .row(id)
+                .iter()
+                .map(|v| format!("{v:.4}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(row(2), "1.2753 -0.2010 -0.1606");
+        assert_eq!(row(5), "-2.8400 -0.7849 -1.4096");
+    }
+
+    #[test]
+    fn twister_matches_the_reference_sequence() {
+        // The first outputs of init_genrand(5489), from the MT19937 reference implementation.
+        let mut twister = Mt19937::new(5489);
+        assert_eq!(twister.next_u32(), 3_499_211_612);
+        assert_eq!(twister.next_u32(), 581_869_302);
+        assert_eq!(twister.next_u32(), 3_890_346_734);
+    }
+
+    #[test]
+    fn u64_draws_take_the_first_word_as_the_high_half() {
+        let mut words = Mt19937::new(7);
+        let mut pairs = Mt19937::new(7);
+        let high = u64::from(words.next_u32());
+        let low = u64::from(words.next_u32());
+        assert_eq!(pairs.next_u64(), (high << 32) | low);
+    }
+
+    #[test]
+    fn seeds_use_only_their_low_32_bits() {
+        let mut small = TorchGenerator::manual_seed(9);
+        let mut large = TorchGenerator::manual_seed(9 + (1 << 32));
+        assert_eq!(small.embedding(2, 9), large.embedding(2, 9));
+    }
+
+    #[test]
+    fn log_and_sincos_are_close_to_the_library_functions() {
+        for i in 1..1000u16 {
+            let x = f32::from(i) / 1000.0;
+            assert!((log_f32(x) - x.ln()).abs() < 1e-6, "log({x})");
+            let t = x * 6.283_185_5;
+            let (s, c) = sincos_f32(t);
+            assert!((s - t.sin()).abs() < 1e-6, "sin({t})");
+            assert!((c - t.cos()).abs() < 1e-6, "cos({t})");
+        }
+    }
+}

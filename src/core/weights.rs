@@ -1,0 +1,342 @@
+//! The embedding matrix and its lookup: an id is the address of a row.
+
+use anyhow::{Result, bail};
+use ndarray::{Array1, Array2, ArrayView1};
+
+use super::positional::{PositionScheme, PositionVector, position_vector};
+use super::tokenizer::{Token, VocabKind, Vocabulary};
+use super::torch_init::TorchGenerator;
+
+/// The seed PyTorch examples use, and ours unless `--seed` says otherwise.
+pub const DEFAULT_SEED: u64 = 123;
+/// The learned position table's rows for `--shape` tables unless `--context-length` says otherwise.
+pub const DEFAULT_CONTEXT_LENGTH: usize = 16;
+
+/// A token table, a learned position table, and the vocabulary that names the rows.
+#[derive(Clone, Debug)]
+pub struct EmbeddingModel {
+    label: String,
+    vocabulary: Option<Vocabulary>,
+    token_table: Array2<f32>,
+    position_table: Array2<f32>,
+    seed: u64,
+}
+
+/// The width and context length of each built-in vocabulary.
+fn builtin_shape(kind: VocabKind) -> (usize, usize) {
+    match kind {
+        VocabKind::Seed => (3, 16),
+        VocabKind::Words => (8, 64),
+    }
+}
+
+impl EmbeddingModel {
+    /// A built-in vocabulary with `torch.manual_seed(seed)`, its token table, then its position table.
+    #[must_use]
+    pub fn builtin(kind: VocabKind, seed: u64) -> Self {
+        let vocabulary = Vocabulary::builtin(kind);
+        let (dims, context_length) = builtin_shape(kind);
+        let mut generator = TorchGenerator::manual_seed(seed);
+        let token_table = generator.embedding(vocabulary.len(), dims);
+        let position_table = generator.embedding(context_length, dims);
+        Self {
+            label: kind.name().to_owned(),
+            vocabulary: Some(vocabulary),
+            token_table,
+            position_table,
+            seed,
+        }
+    }
+
+    /// An unnamed `nn.Embedding(rows, dims)`, then `nn.Embedding(context_length, dims)`.
+    ///
+    /// # Errors
+    /// When a dimension is zero.
+    pub fn shaped(rows: usize, dims: usize, context_length: usize, seed: u64) -> Result<Self> {
+        if rows == 0 || dims == 0 {
+            bail!("the shape {rows}x{dims} has no values; both numbers must be at least 1");
+        }
+        let mut generator = TorchGenerator::manual_seed(seed);
+        let token_table = generator.embedding(rows, dims);
+        let position_table = generator.embedding(context_length, dims);
+        Ok(Self {
+            label: format!("{rows}x{dims}"),
+            vocabulary: None,
+            token_table,
+            position_table,
+            seed,
+        })
+    }
+
+    /// The vocabulary's name, or the shape of an unnamed table.
+    #[must_use]
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The vocabulary that names the rows, if the table has one.
+    #[must_use]
+    pub fn vocabulary(&self) -> Option<&Vocabulary> {
+        self.vocabulary.as_ref()
+    }
+
+    /// The weight matrix: one row per id.
+    #[must_use]
+    pub fn token_table(&self) -> &Array2<f32> {
+        &self.token_table
+    }
+
+    /// The learned position table: one row per position.
+    #[must_use]
+    pub fn position_table(&self) -> &Array2<f32> {
+        &self.position_table
+    }
+
+    /// The generator seed the tables came from.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// How many rows (ids) the matrix has.
+    #[must_use]
+    pub fn rows(&self) -> usize {
+        self.token_table.nrows()
+    }
+
+    /// How many numbers each vector has.
+    #[must_use]
+    pub fn dims(&self) -> usize {
+        self.token_table.ncols()
+    }
+
+    /// How many positions the learned table covers.
+    #[must_use]
+    pub fn context_length(&self) -> usize {
+        self.position_table.nrows()
+    }
+
+    /// The token string of an id, if the table has a vocabulary.
+    #[must_use]
+    pub fn token_text(&self, id: usize) -> Option<&str> {
+        self.vocabulary.as_ref().and_then(|v| v.token(id))
+    }
+
+    /// The embedding layer's whole job: the row whose number is the id.
+    #[must_use]
+    pub fn lookup(&self, id: usize) -> Option<ArrayView1<'_, f32>> {
+        (id < self.rows()).then(|| self.token_table.row(id))
+    }
+
+    /// Tokenises text with the vocabulary.
+    ///
+    /// # Errors
+    /// When the table has no vocabulary, so only ids can address it.
+    pub fn tokenize(&self, text: &str) -> Result<Vec<Token>> {
+        match &self.vocabulary {
+            Some(vocabulary) => Ok(vocabulary.tokenize(text)),
+            None => bail!(
+                "the {} table has no vocabulary to read words with; give token ids with --ids",
+                self.label
+            ),
+        }
+    }
+
+    /// Tokens for ids given directly, named by the vocabulary where there is one.
+    ///
+    /// # Errors
+    /// When an id has no row.
+    pub fn tokens_from_ids(&self, ids: &[usize]) -> Result<Vec<Token>> {
+        ids.iter()
+            .enumerate()
+            .map(|(position, &id)| {
+                if id >= self.rows() {
+                    bail!(
+                        "id {id} has no row: the {} table has {} rows (ids 0 to {})",
+                        self.label,
+                        self.rows(),
+                        self.rows() - 1
+                    );
+                }
+                let text = self
+                    .token_text(id)
+                    .map_or_else(|| format!("#{id}"), str::to_owned);
+                Ok(Token {
+                    text,
+                    span: 0..0,
+                    position,
+                    id: Some(id),
+                })
+            })
+            .collect()
+    }
+
+    /// The position vector the scheme adds at a position.
+    #[must_use]
+    pub fn position_vector(&self, scheme: PositionScheme, position: usize) -> PositionVector {
+        position_vector(scheme, &self.position_table, position)
+    }
+
+    /// Looks up every token and adds its position vector.
+    #[must_use]
+    pub fn embed(&self, tokens: &[Token], scheme: PositionScheme) -> Vec<TokenLookup> {
+        tokens
+            .iter()
+            .map(|token| {
+                let token_vector = token
+                    .id
+                    .and_then(|id| self.lookup(id))
+                    .map(|row| row.to_owned());
+                let position = match token_vector {
+                    Some(_) => self.position_vector(scheme, token.position),
+                    None => PositionVector::Absent,
+                };
+                let input_vector = match (&token_vector, &position) {
+                    (Some(vector), PositionVector::Added(added)) => Some(vector + added),
+                    (Some(vector), PositionVector::Absent) => Some(vector.clone()),
+                    _ => None,
+                };
+                TokenLookup {
+                    token: token.clone(),
+                    token_vector,
+                    position,
+                    input_vector,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One token's trip through the embedding layer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TokenLookup {
+    /// The token looked up.
+    pub token: Token,
+    /// The row its id selected, or `None` when it has no row.
+    pub token_vector: Option<Array1<f32>>,
+    /// What the position scheme adds at its position.
+    pub position: PositionVector,
+    /// Token vector plus position vector: what self-attention would receive.
+    pub input_vector: Option<Array1<f32>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::metrics::euclidean_distance;
+
+    fn four_decimals(v: ArrayView1<f32>) -> String {
+        v.iter()
+            .map(|x| format!("{x:.4}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn lookup_returns_the_row() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        assert_eq!(
+            (model.rows(), model.dims(), model.context_length()),
+            (6, 3, 16)
+        );
+        assert_eq!(
+            four_decimals(model.lookup(5).unwrap()),
+            "-2.8400 -0.7849 -1.4096"
+        );
+        assert_eq!(model.lookup(6), None);
+    }
+
+    #[test]
+    fn the_same_id_gives_the_same_vector_at_any_position() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let tokens = model.tokenize("fox bites the fox").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        assert_eq!(lookups[0].token_vector, lookups[3].token_vector);
+        assert_eq!(lookups[0].input_vector, lookups[3].input_vector);
+        assert_eq!(
+            four_decimals(lookups[3].token_vector.as_ref().unwrap().view()),
+            "1.2753 -0.2010 -0.1606"
+        );
+    }
+
+    #[test]
+    fn positions_pull_the_copies_apart() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let tokens = model.tokenize("fox bites the fox").unwrap();
+        for scheme in [PositionScheme::Learned, PositionScheme::Sinusoidal] {
+            let lookups = model.embed(&tokens, scheme);
+            assert_eq!(lookups[0].token_vector, lookups[3].token_vector);
+            let first = lookups[0].input_vector.as_ref().unwrap();
+            let second = lookups[3].input_vector.as_ref().unwrap();
+            assert!(
+                euclidean_distance(first.view(), second.view()) > 0.1,
+                "{scheme}"
+            );
+            let expected =
+                lookups[3].token_vector.as_ref().unwrap() + &lookups[3].position.vector().unwrap();
+            assert_eq!(second, &expected);
+        }
+    }
+
+    #[test]
+    fn learned_position_table_is_the_next_layer_drawn() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        // Row 0 of manual_seed(123); Embedding(6,3); Embedding(16,3), from the reference file.
+        assert_eq!(
+            model
+                .position_table()
+                .row(0)
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>(),
+            [3_221_786_473, 1_065_792_425, 3_200_706_369]
+        );
+    }
+
+    #[test]
+    fn positions_past_the_learned_table_are_flagged() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let text = ["the"; 17].join(" ");
+        let lookups = model.embed(&model.tokenize(&text).unwrap(), PositionScheme::Learned);
+        assert_eq!(
+            lookups[16].position.warning().as_deref(),
+            Some("position 16 is beyond the context length 16")
+        );
+        assert_eq!(lookups[16].input_vector, None);
+        assert!(lookups[15].input_vector.is_some());
+    }
+
+    #[test]
+    fn words_without_a_row_have_no_vectors() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let lookups = model.embed(&model.tokenize("the cat").unwrap(), PositionScheme::Learned);
+        assert_eq!(lookups[1].token.id, None);
+        assert_eq!(lookups[1].token_vector, None);
+        assert_eq!(lookups[1].position, PositionVector::Absent);
+        assert_eq!(lookups[1].input_vector, None);
+    }
+
+    #[test]
+    fn shaped_tables_take_ids_only() {
+        let model = EmbeddingModel::shaped(6, 3, 16, DEFAULT_SEED).unwrap();
+        assert_eq!(
+            model.token_table(),
+            EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED).token_table()
+        );
+        assert!(model.tokenize("fox").is_err());
+        let tokens = model.tokens_from_ids(&[3, 1, 4]).unwrap();
+        assert_eq!(tokens[2].text, "#4");
+        let error = model.tokens_from_ids(&[6]).unwrap_err().to_string();
+        assert!(error.contains("id 6 has no row"), "{error}");
+        assert!(EmbeddingModel::shaped(0, 3, 16, 1).is_err());
+    }
+
+    #[test]
+    fn the_seed_changes_every_table() {
+        let a = EmbeddingModel::builtin(VocabKind::Words, 1);
+        let b = EmbeddingModel::builtin(VocabKind::Words, 2);
+        assert_ne!(a.token_table(), b.token_table());
+        assert_eq!(a.dims(), 8);
+        assert_eq!(a.context_length(), 64);
+    }
+}

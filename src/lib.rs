@@ -1,0 +1,2 @@
+//! embedlens: a terminal explorer of what an LLM's embedding layer does.
+pub mod core;
