@@ -1,2 +1,8 @@
 //! embedlens: a terminal explorer of what an LLM's embedding layer does.
+//!
+//! The maths lives in [`core`] and knows nothing of the terminal; [`app`] holds the
+//! explorer's state and its single `update`; [`ui`] draws it; [`print`] writes the same
+//! facts for scripts.
+pub mod cli;
 pub mod core;
+pub mod print;

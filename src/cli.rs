@@ -1,0 +1,155 @@
+//! Command-line arguments: the explorer's options and the print subcommands.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::core::positional::PositionScheme;
+use crate::core::tokenizer::VocabKind;
+use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, DEFAULT_SEED, EmbeddingModel};
+
+/// See what an LLM's embedding layer does: type a sentence, step through its lookups,
+/// and watch position vectors pull repeated words apart.
+#[derive(Debug, Parser)]
+#[command(name = "embedlens", version, about, long_about = None)]
+pub struct Args {
+    /// The sentence the explorer opens with.
+    pub sentence: Option<String>,
+
+    /// The built-in vocabulary to start with.
+    #[arg(long, value_enum, default_value_t = VocabKind::Seed)]
+    pub vocab: VocabKind,
+
+    /// The position scheme the explorer starts with (`none` starts with the overlay off).
+    #[arg(long, value_enum, default_value_t = PositionScheme::None)]
+    pub positions: PositionScheme,
+
+    /// The seed of the PyTorch-compatible generator (`torch.manual_seed`).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// A print subcommand instead of the explorer.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The print subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print each token's lookup: position, text, id, token vector, position vector, input vector.
+    Lookup(LookupArgs),
+    /// Print the weight matrix.
+    Matrix(MatrixArgs),
+}
+
+/// Which table to use: a built-in vocabulary or an unnamed `--shape`.
+#[derive(Debug, clap::Args)]
+pub struct TableArgs {
+    /// The built-in vocabulary.
+    #[arg(long, value_enum, default_value_t = VocabKind::Seed, conflicts_with = "shape")]
+    pub vocab: VocabKind,
+
+    /// An unnamed PyTorch-initialised table of ROWSxDIMS instead of a vocabulary (use with --ids).
+    #[arg(long, value_name = "ROWSxDIMS", value_parser = parse_shape)]
+    pub shape: Option<(usize, usize)>,
+
+    /// The seed of the PyTorch-compatible generator (`torch.manual_seed`).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// How the output is written.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Arguments of `embedlens lookup`.
+#[derive(Debug, clap::Args)]
+pub struct LookupArgs {
+    /// The sentence to look up.
+    #[arg(required_unless_present = "ids", conflicts_with = "ids")]
+    pub sentence: Option<String>,
+
+    /// Token ids to look up directly, separated by commas (e.g. 3,1,4).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pub ids: Option<Vec<usize>>,
+
+    /// The learned position table's rows for a --shape table.
+    #[arg(long, default_value_t = DEFAULT_CONTEXT_LENGTH, requires = "shape")]
+    pub context_length: usize,
+
+    /// The position scheme added to each token vector.
+    #[arg(long, value_enum, default_value_t = PositionScheme::None)]
+    pub positions: PositionScheme,
+
+    /// The table to look up in.
+    #[command(flatten)]
+    pub table: TableArgs,
+}
+
+/// Arguments of `embedlens matrix`.
+#[derive(Debug, clap::Args)]
+pub struct MatrixArgs {
+    /// The table to print.
+    #[command(flatten)]
+    pub table: TableArgs,
+}
+
+/// Output formats of the print subcommands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned columns with four decimals, as PyTorch prints them.
+    Table,
+    /// JSON with every float32 in its shortest round-tripping form.
+    Json,
+    /// Comma-separated values with every float32 in its shortest round-tripping form.
+    Csv,
+}
+
+/// Parses `ROWSxDIMS`, such as `6x3`.
+fn parse_shape(text: &str) -> Result<(usize, usize)> {
+    let (rows, dims) = text
+        .split_once(['x', 'X', '×'])
+        .with_context(|| format!("'{text}' is not a shape; write ROWSxDIMS, such as 6x3"))?;
+    let parse = |part: &str, what: &str| {
+        part.trim()
+            .parse::<usize>()
+            .with_context(|| format!("'{part}' is not a whole number of {what} in '{text}'"))
+    };
+    let shape = (parse(rows, "rows")?, parse(dims, "dimensions")?);
+    if shape.0 == 0 || shape.1 == 0 {
+        bail!("the shape '{text}' has no values; both numbers must be at least 1");
+    }
+    Ok(shape)
+}
+
+impl TableArgs {
+    /// Builds the table these arguments name.
+    ///
+    /// # Errors
+    /// When the shape is empty.
+    pub fn model(&self, context_length: usize) -> Result<EmbeddingModel> {
+        match self.shape {
+            Some((rows, dims)) => EmbeddingModel::shaped(rows, dims, context_length, self.seed),
+            None => Ok(EmbeddingModel::builtin(self.vocab, self.seed)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_parse() {
+        assert_eq!(parse_shape("6x3").unwrap(), (6, 3));
+        assert_eq!(parse_shape("50257X256").unwrap(), (50257, 256));
+        assert!(parse_shape("6").unwrap_err().to_string().contains("ROWSxDIMS"));
+        assert!(parse_shape("ax3").is_err());
+        assert!(parse_shape("0x3").is_err());
+    }
+
+    #[test]
+    fn arguments_are_consistent() {
+        use clap::CommandFactory;
+        Args::command().debug_assert();
+    }
+}

@@ -1,0 +1,1 @@
+//! The print subcommands: `lookup` and `matrix` as table, JSON or CSV.
