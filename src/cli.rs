@@ -10,7 +10,7 @@ use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, DEFAULT_SEED, EmbeddingModel}
 /// See what an LLM's embedding layer does: type a sentence, step through its lookups,
 /// and watch position vectors pull repeated words apart.
 #[derive(Debug, Parser)]
-#[command(name = "embedlens", version, about, long_about = None)]
+#[command(name = "embedlens", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Args {
     /// The sentence the explorer opens with.
     pub sentence: Option<String>,
@@ -142,7 +142,12 @@ mod tests {
     fn shapes_parse() {
         assert_eq!(parse_shape("6x3").unwrap(), (6, 3));
         assert_eq!(parse_shape("50257X256").unwrap(), (50257, 256));
-        assert!(parse_shape("6").unwrap_err().to_string().contains("ROWSxDIMS"));
+        assert!(
+            parse_shape("6")
+                .unwrap_err()
+                .to_string()
+                .contains("ROWSxDIMS")
+        );
         assert!(parse_shape("ax3").is_err());
         assert!(parse_shape("0x3").is_err());
     }

@@ -3,6 +3,10 @@
 //! The maths lives in [`core`] and knows nothing of the terminal; [`app`] holds the
 //! explorer's state and its single `update`; [`ui`] draws it; [`print`] writes the same
 //! facts for scripts.
+pub mod action;
+pub mod app;
 pub mod cli;
 pub mod core;
 pub mod print;
+pub mod theme;
+pub mod ui;

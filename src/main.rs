@@ -1,17 +1,22 @@
 //! The embedlens binary: the explorer, or a print subcommand.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
+use anyhow::{Result, bail};
 use clap::Parser;
+use embedlens::app::{App, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
+use embedlens::theme::Theme;
+use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
+use ratatui::crossterm::execute;
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let mut stdout = std::io::stdout().lock();
     let result = match &args.command {
-        Some(Command::Lookup(lookup)) => embedlens::print::lookup(lookup, &mut stdout),
-        Some(Command::Matrix(matrix)) => embedlens::print::matrix(matrix, &mut stdout),
-        None => Ok(()),
+        Some(Command::Lookup(lookup)) => embedlens::print::lookup(lookup, &mut std::io::stdout()),
+        Some(Command::Matrix(matrix)) => embedlens::print::matrix(matrix, &mut std::io::stdout()),
+        None => explore(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -20,4 +25,37 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Opens the explorer in the terminal and runs it until the user quits.
+fn explore(args: &Args) -> Result<()> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        bail!(
+            "the explorer needs a terminal to draw in; \
+             for text output use `embedlens lookup SENTENCE` or `embedlens matrix`"
+        );
+    }
+    let app = App::new(Options {
+        sentence: args
+            .sentence
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SENTENCE.to_owned()),
+        vocab: args.vocab,
+        positions: args.positions,
+        seed: args.seed,
+        theme: Theme::from_env(),
+    });
+    // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(std::io::stdout(), DisableBracketedPaste);
+        previous_hook(info);
+    }));
+    ratatui::run(|terminal| {
+        // Pastes arrive whole, so a pasted newline or `q` cannot act as a key.
+        execute!(std::io::stdout(), EnableBracketedPaste)?;
+        let outcome = app.run(terminal);
+        execute!(std::io::stdout(), DisableBracketedPaste)?;
+        outcome
+    })
 }

@@ -1,6 +1,7 @@
 //! The maths of embedding lookups; nothing here knows about the terminal.
 pub mod metrics;
 pub mod positional;
+pub mod readout;
 pub mod tokenizer;
 pub mod torch_init;
 pub mod weights;

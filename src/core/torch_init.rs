@@ -161,7 +161,7 @@ impl TorchGenerator {
         for block in values.chunks_exact_mut(16) {
             fill16(block, mean, std);
         }
-        if n % 16 != 0 {
+        if !n.is_multiple_of(16) {
             let tail = &mut values[n - 16..];
             for value in tail.iter_mut() {
                 *value = self.uniform_f32();
@@ -171,6 +171,9 @@ impl TorchGenerator {
     }
 
     /// The weight matrix of `nn.Embedding(rows, cols)` created next from this generator.
+    ///
+    /// # Panics
+    /// Never: the buffer always holds `rows * cols` values.
     #[must_use]
     pub fn embedding(&mut self, rows: usize, cols: usize) -> Array2<f32> {
         let mut values = vec![0.0f32; rows * cols];
@@ -247,6 +250,10 @@ fn log_f32(x: f32) -> f32 {
     clippy::cast_possible_truncation,
     clippy::cast_precision_loss,
     reason = "the kernel truncates to int and converts back, as written here"
+)]
+#[expect(
+    clippy::many_single_char_names,
+    reason = "the names of the kernel's source"
 )]
 fn sincos_f32(t: f32) -> (f32, f32) {
     const FOUR_OVER_PI: f32 = 1.273_239_544_735_16;

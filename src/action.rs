@@ -1,0 +1,391 @@
+//! What a key press means: one table maps keys to actions and also draws the help.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything the explorer can be asked to do; only `App::update` carries it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Leave the program.
+    Quit,
+    /// Open or close the help overlay.
+    ToggleHelp,
+    /// Move the keyboard to the explorer, starting at the first token.
+    FocusExplorer,
+    /// Move the keyboard back to the input.
+    FocusInput,
+    /// Step to the next token's lookup.
+    Next,
+    /// Step to the previous token's lookup.
+    Previous,
+    /// Step to the first token.
+    First,
+    /// Step to the last token.
+    Last,
+    /// Scroll the weight matrix up a row.
+    ScrollUp,
+    /// Scroll the weight matrix down a row.
+    ScrollDown,
+    /// Scroll the weight matrix up a page.
+    PageUp,
+    /// Scroll the weight matrix down a page.
+    PageDown,
+    /// Add position vectors to the token vectors, or take them away.
+    TogglePositions,
+    /// Switch to the next position scheme.
+    CycleScheme,
+    /// Switch to the next built-in vocabulary.
+    CycleVocab,
+    /// A key for the text area while the input has focus.
+    Edit(KeyEvent),
+    /// Text pasted into the input.
+    Paste(String),
+}
+
+/// Where a binding applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Everywhere, even with the help open.
+    Anywhere,
+    /// While the input has the keyboard.
+    Input,
+    /// While the explorer has the keyboard.
+    Explorer,
+    /// While the help overlay is open.
+    Help,
+}
+
+/// A key the table matches: a key code and the modifiers it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    code: KeyCode,
+    modifiers: KeyModifiers,
+}
+
+const fn plain(code: KeyCode) -> Key {
+    Key {
+        code,
+        modifiers: KeyModifiers::NONE,
+    }
+}
+
+const fn ch(c: char) -> Key {
+    plain(KeyCode::Char(c))
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        modifiers: KeyModifiers::CONTROL,
+    }
+}
+
+impl Key {
+    fn matches(self, event: &KeyEvent) -> bool {
+        // Shift is part of the character itself (`?`, `L`), so it does not have to match.
+        let modifiers = event.modifiers - KeyModifiers::SHIFT;
+        self.code == event.code && self.modifiers == modifiers
+    }
+}
+
+/// One row of the key table.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    /// Where it applies.
+    pub scope: Scope,
+    /// The keys that trigger it.
+    pub keys: &'static [Key],
+    /// What to do.
+    pub action: Action,
+    /// How the keys are written in the help.
+    pub keys_label: &'static str,
+    /// What the keys do, for the help overlay.
+    pub description: &'static str,
+    /// The short form in the help bar, if it appears there: keys and a word or two.
+    pub bar: Option<(&'static str, &'static str)>,
+}
+
+/// A row of the table, positionally, to keep the table readable.
+const fn b(
+    scope: Scope,
+    keys: &'static [Key],
+    action: Action,
+    keys_label: &'static str,
+    description: &'static str,
+    bar: Option<(&'static str, &'static str)>,
+) -> Binding {
+    Binding {
+        scope,
+        keys,
+        action,
+        keys_label,
+        description,
+        bar,
+    }
+}
+
+use Action as A;
+use KeyCode as K;
+use Scope as S;
+
+/// The key table: the only place keys are given meaning, read by both the handler and the help.
+#[rustfmt::skip]
+static BINDINGS: &[Binding] = &[
+    b(
+        S::Input,
+        &[plain(K::Enter), plain(K::Tab), plain(K::Esc)],
+        A::FocusExplorer,
+        "Enter/Tab",
+        "step through the lookups of what you typed",
+        Some(("Enter", "explore")),
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::Left), ch('h')],
+        A::Previous,
+        "←/h",
+        "previous token's lookup",
+        Some(("←/→", "step")),
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::Right), ch('l')],
+        A::Next,
+        "→/l",
+        "next token's lookup",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::Home)],
+        A::First,
+        "Home",
+        "first token",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::End)],
+        A::Last,
+        "End",
+        "last token",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::Up), ch('k')],
+        A::ScrollUp,
+        "↑/k",
+        "scroll the weight matrix up",
+        Some(("↑/↓", "scroll")),
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::Down), ch('j')],
+        A::ScrollDown,
+        "↓/j",
+        "scroll the weight matrix down",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::PageUp)],
+        A::PageUp,
+        "PgUp",
+        "scroll the matrix a page up",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::PageDown)],
+        A::PageDown,
+        "PgDn",
+        "scroll the matrix a page down",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('p')],
+        A::TogglePositions,
+        "p",
+        "add position vectors: token + position = input",
+        Some(("p", "positions")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('m')],
+        A::CycleScheme,
+        "m",
+        "switch position scheme (learned, sinusoidal)",
+        Some(("m", "scheme")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('v')],
+        A::CycleVocab,
+        "v",
+        "switch vocabulary (seed, words)",
+        Some(("v", "vocab")),
+    ),
+    b(
+        S::Explorer,
+        &[plain(K::Tab), ch('i')],
+        A::FocusInput,
+        "Tab/i",
+        "back to the input to type",
+        Some(("i", "type")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('?')],
+        A::ToggleHelp,
+        "?",
+        "help",
+        Some(("?", "help")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('q'), plain(K::Esc)],
+        A::Quit,
+        "q/Esc",
+        "quit",
+        Some(("q", "quit")),
+    ),
+    b(
+        S::Help,
+        &[ch('?'), plain(K::Esc), plain(K::Enter)],
+        A::ToggleHelp,
+        "?/Esc",
+        "close the help",
+        Some(("?/Esc", "close help")),
+    ),
+    b(
+        S::Help,
+        &[ch('q')],
+        A::Quit,
+        "q",
+        "quit",
+        Some(("q", "quit")),
+    ),
+    b(
+        S::Anywhere,
+        &[ctrl('c')],
+        A::Quit,
+        "Ctrl+C",
+        "quit from anywhere",
+        Some(("Ctrl+C", "quit")),
+    ),
+];
+
+/// The key table, in the order the help lists it.
+#[must_use]
+pub fn bindings() -> &'static [Binding] {
+    BINDINGS
+}
+
+/// Whether a binding's scope is active.
+fn in_scope(binding: &Binding, scope: Scope) -> bool {
+    binding.scope == scope || binding.scope == Scope::Anywhere
+}
+
+/// The action a key press means in a scope; in the input, unbound keys edit the text.
+#[must_use]
+pub fn action_for_key(key: KeyEvent, scope: Scope) -> Option<Action> {
+    let bound = bindings()
+        .iter()
+        .filter(|binding| in_scope(binding, scope))
+        .find(|binding| binding.keys.iter().any(|k| k.matches(&key)))
+        .map(|binding| binding.action.clone());
+    match (bound, scope) {
+        (Some(action), _) => Some(action),
+        (None, Scope::Input) => Some(Action::Edit(key)),
+        (None, _) => None,
+    }
+}
+
+/// The help bar's entries for a scope, in table order.
+pub fn bar_entries(scope: Scope) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let anywhere_hidden = scope != Scope::Input;
+    bindings()
+        .iter()
+        .filter(move |binding| in_scope(binding, scope))
+        // Outside the input, q already quits; the bar keeps Ctrl+C for the input, where q types.
+        .filter(move |binding| !(anywhere_hidden && binding.scope == Scope::Anywhere))
+        .filter_map(|binding| binding.bar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn press(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn letters_type_in_the_input_and_command_in_the_explorer() {
+        let q = press(KeyCode::Char('q'));
+        assert_eq!(action_for_key(q, Scope::Input), Some(Action::Edit(q)));
+        assert_eq!(action_for_key(q, Scope::Explorer), Some(Action::Quit));
+        let x = press(KeyCode::Char('x'));
+        assert_eq!(action_for_key(x, Scope::Explorer), None);
+    }
+
+    #[test]
+    fn enter_and_tab_move_the_keyboard() {
+        assert_eq!(
+            action_for_key(press(KeyCode::Enter), Scope::Input),
+            Some(Action::FocusExplorer)
+        );
+        assert_eq!(
+            action_for_key(press(KeyCode::Tab), Scope::Input),
+            Some(Action::FocusExplorer)
+        );
+        assert_eq!(
+            action_for_key(press(KeyCode::Tab), Scope::Explorer),
+            Some(Action::FocusInput)
+        );
+    }
+
+    #[test]
+    fn ctrl_c_quits_everywhere() {
+        let key = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        for scope in [Scope::Input, Scope::Explorer, Scope::Help] {
+            assert_eq!(action_for_key(key, scope), Some(Action::Quit));
+        }
+    }
+
+    #[test]
+    fn shifted_question_mark_opens_help() {
+        let key = KeyEvent::new(KeyCode::Char('?'), KeyModifiers::SHIFT);
+        assert_eq!(
+            action_for_key(key, Scope::Explorer),
+            Some(Action::ToggleHelp)
+        );
+    }
+
+    #[test]
+    fn no_key_means_two_things_in_one_scope() {
+        for scope in [Scope::Input, Scope::Explorer, Scope::Help] {
+            let keys: Vec<Key> = bindings()
+                .iter()
+                .filter(|b| in_scope(b, scope))
+                .flat_map(|b| b.keys.iter().copied())
+                .collect();
+            for (i, key) in keys.iter().enumerate() {
+                assert!(
+                    !keys[i + 1..].contains(key),
+                    "{key:?} is bound twice in {scope:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_bar_comes_from_the_table() {
+        let explorer: Vec<_> = bar_entries(Scope::Explorer).collect();
+        assert!(explorer.contains(&("p", "positions")));
+        assert!(!explorer.iter().any(|(keys, _)| *keys == "Ctrl+C"));
+        let input: Vec<_> = bar_entries(Scope::Input).collect();
+        assert_eq!(input, [("Enter", "explore"), ("Ctrl+C", "quit")]);
+    }
+}

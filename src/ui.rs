@@ -1,0 +1,130 @@
+//! The top-level layout: which pane goes where, and the guard for terminals too small to use.
+
+mod help;
+mod input;
+mod lookups;
+mod matrix;
+mod readout;
+mod tokens;
+pub mod vector;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
+
+use crate::app::App;
+use crate::theme::Theme;
+
+/// The smallest terminal the explorer draws its panes in.
+pub const MIN_WIDTH: u16 = 50;
+/// The smallest terminal height the explorer draws its panes in.
+pub const MIN_HEIGHT: u16 = 16;
+
+/// Rows the readout keeps however tall the panes above would like to be.
+const READOUT_MIN_HEIGHT: u16 = 4;
+
+/// Room the lookups pane needs beside the matrix before the two are stacked instead.
+const LOOKUPS_MIN_WIDTH: u16 = 44;
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            render_too_small(area, buf);
+            return;
+        }
+        // On short terminals the token strip keeps one line.
+        let tokens_height = if area.height < 30 { 3 } else { 4 };
+        let layout = Layout::vertical([
+            Constraint::Length(3),
+            Constraint::Length(tokens_height),
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ]);
+        let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
+        let (side_by_side, wanted) = body_shape(self, middle.width);
+        // The panes take what they need; the readout gets the rest, and at least its minimum.
+        let body_height = u16::try_from(wanted)
+            .unwrap_or(u16::MAX)
+            .min(middle.height.saturating_sub(READOUT_MIN_HEIGHT));
+        let [body, readout_area] = middle.layout(&Layout::vertical([
+            Constraint::Length(body_height),
+            Constraint::Fill(1),
+        ]));
+        let [matrix_area, lookups_area] = split_body(self, body, side_by_side);
+        input::render(self, input_area, buf);
+        tokens::render(self, tokens_area, buf);
+        matrix::render(self, matrix_area, buf);
+        lookups::render(self, lookups_area, buf);
+        readout::render(self, readout_area, buf);
+        help::render_bar(self, bar_area, buf);
+        if self.help_open() {
+            help::render_overlay(self, area, buf);
+        }
+    }
+}
+
+/// Whether the matrix fits beside the lookups, and the height the two panes would like.
+fn body_shape(app: &App, width: u16) -> (bool, usize) {
+    let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
+    let side_by_side = width >= matrix_width.saturating_add(LOOKUPS_MIN_WIDTH);
+    let matrix_height = matrix::natural_height(app);
+    if side_by_side {
+        let lookups_height = lookups::natural_height(app, width - matrix_width);
+        (true, matrix_height.max(lookups_height))
+    } else {
+        (false, matrix_height + lookups::natural_height(app, width))
+    }
+}
+
+/// Matrix beside lookups when both fit, else the matrix above the lookups.
+///
+/// Stacked, each pane gets what it needs when both fit; when they do not, the lookups keep
+/// at most half and the matrix scrolls in the rest.
+fn split_body(app: &App, body: Rect, side_by_side: bool) -> [Rect; 2] {
+    if side_by_side {
+        let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
+        return body.layout(&Layout::horizontal([
+            Constraint::Length(matrix_width),
+            Constraint::Fill(1),
+        ]));
+    }
+    let matrix_need = matrix::natural_height(app);
+    let lookups_need = lookups::natural_height(app, body.width);
+    let height = usize::from(body.height);
+    let lookups_share = (height / 2).max(lookups::single_token_height(app, body.width));
+    let matrix_height = if matrix_need + lookups_need <= height {
+        matrix_need
+    } else {
+        height.saturating_sub(lookups_need.min(lookups_share))
+    };
+    body.layout(&Layout::vertical([
+        Constraint::Length(u16::try_from(matrix_height).unwrap_or(u16::MAX)),
+        Constraint::Fill(1),
+    ]))
+}
+
+/// A bordered pane whose border shows whether it has the keyboard.
+fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: Theme) -> Block<'a> {
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(title.into().style(theme.title()));
+    if focused {
+        block
+            .border_type(BorderType::Thick)
+            .border_style(theme.focused_border())
+    } else {
+        block.border_style(theme.border())
+    }
+}
+
+fn render_too_small(area: Rect, buf: &mut Buffer) {
+    let message = format!(
+        "Terminal too small ({}×{}): embedlens needs {MIN_WIDTH}×{MIN_HEIGHT}. \
+         Enlarge it; your sentence is kept. Ctrl+C quits.",
+        area.width, area.height
+    );
+    Paragraph::new(message)
+        .wrap(Wrap { trim: true })
+        .render(area, buf);
+}

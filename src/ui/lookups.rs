@@ -1,0 +1,310 @@
+//! The lookups pane: for each position, the token, its id and the vector that came back; with
+//! the overlay on, `+` the position vector `=` the input vector.
+
+use ndarray::ArrayView1;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use super::vector::{VALUE_WIDTH, pad, vector_lines, vector_width, window};
+use crate::app::App;
+use crate::core::positional::PositionVector;
+use crate::core::tokenizer::copies_of;
+use crate::core::weights::TokenLookup;
+use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
+
+/// The widest a token's text may be in this pane.
+const TOKEN_WIDTH_LIMIT: usize = 12;
+/// Columns of ` + ` and ` = ` between vectors on one line.
+const OPERATOR_WIDTH: usize = 3;
+/// Indent of vectors on lines of their own, below the token's label.
+const DETACHED_INDENT: usize = 4;
+
+/// How a token's vectors are placed, from the most compact to the most forgiving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arrangement {
+    /// Label and every vector on one line.
+    OneLine,
+    /// The token vector after the label; `+` and `=` lines below it, aligned.
+    Stacked,
+    /// The label alone; each vector on its own line below, slightly indented.
+    Detached,
+}
+
+/// How the columns of a lookup are laid out at a width.
+struct Columns {
+    position: usize,
+    token: usize,
+    id: usize,
+    arrangement: Arrangement,
+    /// Lines each token takes.
+    lines_per_token: usize,
+    /// Columns for the values on a vector's line.
+    values: usize,
+}
+
+impl Columns {
+    fn new(app: &App, width: usize) -> Self {
+        let tokens = app.tokens();
+        let position = tokens.len().saturating_sub(1).to_string().len().max(3);
+        let token = tokens
+            .iter()
+            .map(|t| t.text.width())
+            .max()
+            .unwrap_or(0)
+            .clamp(5, TOKEN_WIDTH_LIMIT);
+        let id = app
+            .model()
+            .rows()
+            .saturating_sub(1)
+            .to_string()
+            .len()
+            .max(2);
+        let label = 2 + position + 1 + token + 1 + id + 1;
+        let vector = vector_width(app.model().dims());
+        let vectors = if app.overlay() { 3 } else { 1 };
+        let one_line = label + vectors * vector + (vectors - 1) * OPERATOR_WIDTH;
+        let (arrangement, values) = if one_line <= width {
+            (Arrangement::OneLine, vector)
+        } else if label + vector <= width {
+            (Arrangement::Stacked, vector)
+        } else {
+            (Arrangement::Detached, width.saturating_sub(DETACHED_INDENT))
+        };
+        let lines_per_vector = app
+            .model()
+            .dims()
+            .div_ceil((values / VALUE_WIDTH).max(1))
+            .max(1);
+        let lines_per_token = match arrangement {
+            Arrangement::OneLine => 1,
+            Arrangement::Stacked => vectors * lines_per_vector,
+            Arrangement::Detached => 1 + vectors * lines_per_vector,
+        };
+        Self {
+            position,
+            token,
+            id,
+            arrangement,
+            lines_per_token,
+            values,
+        }
+    }
+
+    fn label_width(&self) -> usize {
+        2 + self.position + 1 + self.token + 1 + self.id + 1
+    }
+
+    /// What stands before a vector's first line, and before its continuation lines.
+    fn leads(&self, operator: &str) -> (String, String) {
+        let indent = match self.arrangement {
+            Arrangement::Detached => DETACHED_INDENT,
+            Arrangement::OneLine | Arrangement::Stacked => self.label_width(),
+        };
+        let first = format!("{}{operator} ", " ".repeat(indent.saturating_sub(2)));
+        (first, " ".repeat(indent))
+    }
+}
+
+/// The rows the pane would like at a width: a header and every token, borders included.
+pub(super) fn natural_height(app: &App, width: u16) -> usize {
+    let columns = Columns::new(app, usize::from(width.saturating_sub(2)));
+    app.lookups().len() * columns.lines_per_token + 3
+}
+
+/// The rows one token's lookup needs at a width, with the header and borders.
+pub(super) fn single_token_height(app: &App, width: u16) -> usize {
+    Columns::new(app, usize::from(width.saturating_sub(2))).lines_per_token + 3
+}
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let title = if app.overlay() {
+        format!(
+            " Lookups · token + {} position = input vector ",
+            app.scheme()
+        )
+    } else {
+        " Lookups · the row each id returned (p adds positions) ".to_owned()
+    };
+    let block = super::pane(title, false, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if app.lookups().is_empty() {
+        return;
+    }
+    let columns = Columns::new(app, usize::from(inner.width));
+    let mut lines = vec![header(app, &columns, theme)];
+    let height = usize::from(inner.height).saturating_sub(1);
+    let shown = window(
+        app.lookups().len(),
+        (height / columns.lines_per_token).max(1),
+        app.step(),
+    );
+    let copies = copies_of(app.tokens(), app.step());
+    for index in shown {
+        let marker = if index == app.step() {
+            CURRENT_MARKER
+        } else if copies.contains(&index) {
+            USED_MARKER
+        } else {
+            " "
+        };
+        let lookup = &app.lookups()[index];
+        let mut token_lines = token_lines(app, lookup, marker, &columns, theme);
+        token_lines.resize(
+            columns.lines_per_token.max(token_lines.len()),
+            Line::default(),
+        );
+        lines.extend(token_lines);
+    }
+    Paragraph::new(lines).render(inner, buf);
+}
+
+fn header(app: &App, columns: &Columns, theme: Theme) -> Line<'static> {
+    let mut text = format!(
+        "  {:>p$} {} {:>i$} ",
+        "pos",
+        pad("token", columns.token),
+        "id",
+        p = columns.position,
+        i = columns.id
+    );
+    let vector = vector_width(app.model().dims());
+    match (app.overlay(), columns.arrangement) {
+        (true, Arrangement::OneLine) => {
+            text.push_str(&pad("token vector", vector));
+            text.push_str(&pad(" + ", OPERATOR_WIDTH));
+            text.push_str(&pad("position vector", vector));
+            text.push_str(&pad(" = ", OPERATOR_WIDTH));
+            text.push_str("input vector");
+        }
+        (true, _) => text.push_str("token vector, + position vector, = input vector"),
+        (false, _) => text.push_str("token vector"),
+    }
+    Line::styled(text, theme.muted())
+}
+
+fn token_lines(
+    app: &App,
+    lookup: &TokenLookup,
+    marker: &str,
+    columns: &Columns,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let token = &lookup.token;
+    let label_style = match marker {
+        CURRENT_MARKER => theme.current(),
+        USED_MARKER => theme.used(),
+        _ => Style::new(),
+    };
+    let id = token.id.map_or_else(|| "—".to_owned(), |id| id.to_string());
+    let label = Span::styled(
+        format!(
+            "{marker} {:>p$} {} {:>i$} ",
+            token.position,
+            pad(&token.text, columns.token),
+            id,
+            p = columns.position,
+            i = columns.id
+        ),
+        label_style,
+    );
+    let Some(token_vector) = &lookup.token_vector else {
+        let note = format!("no row: not in the {} vocabulary", app.model().label());
+        return vec![Line::from(vec![label, Span::styled(note, theme.warning())])];
+    };
+    let added = match (&lookup.position, &lookup.input_vector) {
+        (PositionVector::Added(position), Some(input)) => Some((position, input)),
+        _ => None,
+    };
+    let note = app
+        .overlay()
+        .then(|| position_note(&lookup.position, theme))
+        .filter(|_| added.is_none());
+
+    if columns.arrangement == Arrangement::OneLine {
+        let mut spans = vec![label];
+        spans.extend(vector_spans(token_vector.view(), theme));
+        if let Some((position, input)) = added {
+            spans.push(Span::styled(" + ", theme.muted()));
+            spans.extend(vector_spans(position.view(), theme));
+            spans.push(Span::styled(" = ", theme.muted()));
+            spans.extend(vector_spans(input.view(), theme));
+        }
+        spans.extend(note);
+        return vec![Line::from(spans)];
+    }
+
+    let mut lines = Vec::new();
+    let (token_lead, continuation) = if columns.arrangement == Arrangement::Detached {
+        lines.push(Line::from(label));
+        let (lead, continuation) = columns.leads(" ");
+        (Span::raw(lead), continuation)
+    } else {
+        (label, " ".repeat(columns.label_width()))
+    };
+    push_vector(
+        &mut lines,
+        token_lead,
+        &continuation,
+        token_vector.view(),
+        columns,
+        theme,
+    );
+    if let Some((position, input)) = added {
+        for (operator, vector) in [("+", position), ("=", input)] {
+            let (lead, continuation) = columns.leads(operator);
+            let lead = Span::styled(lead, theme.muted());
+            push_vector(
+                &mut lines,
+                lead,
+                &continuation,
+                vector.view(),
+                columns,
+                theme,
+            );
+        }
+    }
+    if let Some(note) = note {
+        lines.push(Line::from(vec![Span::raw(continuation), note]));
+    }
+    lines
+}
+
+fn vector_spans(values: ArrayView1<f32>, theme: Theme) -> Vec<Span<'static>> {
+    vector_lines(values, usize::MAX, theme)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+fn position_note(position: &PositionVector, theme: Theme) -> Span<'static> {
+    let text = position
+        .warning()
+        .unwrap_or_else(|| "no position vector".to_owned());
+    Span::styled(format!("  + {text}"), theme.warning())
+}
+
+/// Appends a vector, wrapped to the value columns, after `lead` on its first line.
+fn push_vector(
+    lines: &mut Vec<Line<'static>>,
+    lead: Span<'static>,
+    continuation: &str,
+    values: ArrayView1<f32>,
+    columns: &Columns,
+    theme: Theme,
+) {
+    let mut lead = Some(lead);
+    for spans in vector_lines(values, columns.values, theme) {
+        let first = lead
+            .take()
+            .unwrap_or_else(|| Span::raw(continuation.to_owned()));
+        let mut line = vec![first];
+        line.extend(spans);
+        lines.push(Line::from(line));
+    }
+}

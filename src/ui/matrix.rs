@@ -1,0 +1,142 @@
+//! The weight-matrix pane: one line per row, the looked-up row marked, scrolled to keep it in view.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use super::vector::{VALUE_WIDTH, pad, vector_lines, vector_width, window};
+use crate::app::App;
+use crate::theme::{CURRENT_MARKER, USED_MARKER};
+
+/// The widest a token's text may be in the matrix.
+const TOKEN_WIDTH_LIMIT: usize = 14;
+/// The narrowest the token column gets before values wrap instead.
+const TOKEN_WIDTH_MIN: usize = 4;
+
+/// Columns of the id and token in front of the values at a width: the token column gives up
+/// room (down to a few letters) before the values would have to wrap.
+fn label_widths(app: &App, width: usize) -> (usize, usize) {
+    let model = app.model();
+    let id_width = model.rows().saturating_sub(1).to_string().len().max(2);
+    let Some(vocabulary) = model.vocabulary() else {
+        return (id_width, 0);
+    };
+    let longest = vocabulary
+        .tokens()
+        .iter()
+        .map(|token| token.width())
+        .max()
+        .unwrap_or(0)
+        .min(TOKEN_WIDTH_LIMIT);
+    let room = width.saturating_sub(2 + id_width + 2 + vector_width(model.dims()));
+    (
+        id_width,
+        longest.min(room).max(TOKEN_WIDTH_MIN.min(longest)),
+    )
+}
+
+/// Columns of a row's label at a width: marker, id and token with their spaces.
+fn prefix_width(app: &App, width: usize) -> usize {
+    let (id_width, token_width) = label_widths(app, width);
+    2 + id_width + 1 + if token_width > 0 { token_width + 1 } else { 0 }
+}
+
+/// The width the pane needs to show each row and its title on one line, borders included.
+pub(super) fn natural_width(app: &App) -> usize {
+    let rows = prefix_width(app, usize::MAX) + vector_width(app.model().dims());
+    2 + rows.max(title(app).width())
+}
+
+/// The rows the pane would like: a header and every row of the matrix, borders included.
+pub(super) fn natural_height(app: &App) -> usize {
+    app.model().rows() + 3
+}
+
+fn title(app: &App) -> String {
+    let model = app.model();
+    format!(
+        " Weight matrix · {} · {}×{} ",
+        model.label(),
+        model.rows(),
+        model.dims()
+    )
+}
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let model = app.model();
+    let block = super::pane(title(app), false, theme);
+    let inner = block.inner(area);
+    let width = usize::from(inner.width);
+    let (id_width, token_width) = label_widths(app, width);
+    let values_width = width.saturating_sub(prefix_width(app, width));
+    let per_line = (values_width / VALUE_WIDTH).max(1);
+    let lines_per_row = model.dims().div_ceil(per_line).max(1);
+    let header = lines_per_row == 1;
+    let height = usize::from(inner.height).saturating_sub(usize::from(header));
+    let shown = window(model.rows(), height / lines_per_row, app.matrix_cursor());
+    let current_id = app.current_token().and_then(|token| token.id);
+    let used: HashSet<usize> = app.tokens().iter().filter_map(|token| token.id).collect();
+
+    let mut lines = Vec::new();
+    if header {
+        let mut text = format!("  {:>id_width$} ", "id");
+        if token_width > 0 {
+            text.push_str(&pad("token", token_width + 1));
+        }
+        for dim in 0..model.dims() {
+            let _ = write!(text, "{:>VALUE_WIDTH$}", format!("d{dim}"));
+        }
+        lines.push(Line::styled(text, theme.muted()));
+    }
+    for id in shown.clone() {
+        let (marker, style) = if Some(id) == current_id {
+            (CURRENT_MARKER, Some(theme.current()))
+        } else if used.contains(&id) {
+            (USED_MARKER, Some(theme.used()))
+        } else {
+            (" ", None)
+        };
+        let mut label = format!("{marker} {id:>id_width$} ");
+        if token_width > 0 {
+            label.push_str(&pad(model.token_text(id).unwrap_or(""), token_width + 1));
+        }
+        let row = model.token_table().row(id);
+        for (part, values) in vector_lines(row, values_width, theme)
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if part == 0 {
+                label.clone()
+            } else {
+                " ".repeat(label.width())
+            };
+            let mut spans = vec![Span::styled(lead, style.unwrap_or_default())];
+            match style.filter(|_| Some(id) == current_id) {
+                Some(current) => {
+                    spans.extend(values.into_iter().map(|span| span.style(current)));
+                }
+                None => spans.extend(values),
+            }
+            lines.push(Line::from(spans));
+        }
+    }
+    let block = if shown.len() < model.rows() {
+        let position = format!(
+            " rows {}–{} of {} ",
+            shown.start,
+            shown.end.saturating_sub(1),
+            model.rows()
+        );
+        block.title_bottom(Line::styled(position, theme.muted()).right_aligned())
+    } else {
+        block
+    };
+    block.render(area, buf);
+    Paragraph::new(lines).render(inner, buf);
+}

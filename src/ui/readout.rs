@@ -1,0 +1,152 @@
+//! The readout: what the current lookup shows, in words, with the distance between copies.
+
+use std::fmt::Write as _;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+use crate::app::App;
+use crate::core::positional::{PositionScheme, PositionVector};
+use crate::core::readout::describe_copies;
+use crate::core::tokenizer::UNKNOWN;
+use crate::core::weights::TokenLookup;
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let block = super::pane(" What the layer returned ", false, theme);
+    let lines = readout_lines(app);
+    Paragraph::new(lines)
+        .block(block)
+        .wrap(Wrap { trim: true })
+        .render(area, buf);
+}
+
+fn readout_lines(app: &App) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let model = app.model();
+    let Some(lookup) = app.lookups().get(app.step()) else {
+        return vec![Line::styled(
+            "Type a sentence, then press Enter to step through its lookups.",
+            theme.muted(),
+        )];
+    };
+    let token = &lookup.token;
+    let Some(id) = token.id else {
+        let words = model
+            .vocabulary()
+            .map(|v| v.tokens().join(", "))
+            .unwrap_or_default();
+        return vec![
+            Line::styled(
+                format!(
+                    "'{}' is not in the {} vocabulary ({words}): it has no row to return.",
+                    token.text,
+                    model.label()
+                ),
+                theme.warning(),
+            ),
+            Line::styled(
+                "Press v for the words vocabulary, or i to edit the sentence.",
+                theme.muted(),
+            ),
+        ];
+    };
+    let mut lines = Vec::new();
+    if let Some(sentence) = describe_copies(app.lookups(), app.step(), app.active_scheme()) {
+        lines.push(Line::styled(sentence, theme.finding()));
+        let explanation = if app.overlay() {
+            format!(
+                "Same row, but different {} position vectors: the input vectors now differ.",
+                app.scheme()
+            )
+        } else {
+            "Same id, same row, same vector: the lookup has no input for position. p adds positions."
+                .to_owned()
+        };
+        lines.push(Line::styled(explanation, theme.muted()));
+    } else {
+        lines.push(Line::from(vec![
+            Span::raw(format!(
+                "'{}' at {} reads row {id}",
+                token.text, token.position
+            )),
+            Span::styled(
+                " and appears once; type a word twice to compare its copies.",
+                theme.muted(),
+            ),
+        ]));
+    }
+    lines.push(Line::styled(step_detail(app, lookup, id), theme.muted()));
+    lines.push(Line::default());
+    lines.push(Line::styled(why_it_matters(app), theme.muted()));
+    if model.token_text(id) == Some(UNKNOWN) {
+        lines.insert(
+            0,
+            Line::styled(
+                format!(
+                    "'{}' is not in the {} vocabulary, so it reads the {UNKNOWN} row.",
+                    token.text,
+                    model.label()
+                ),
+                theme.warning(),
+            ),
+        );
+    }
+    if let Some(warning) = lookup.position.warning() {
+        lines.insert(
+            0,
+            Line::styled(
+                format!("{warning}: the learned table has no row for it."),
+                theme.warning(),
+            ),
+        );
+    }
+    lines
+}
+
+/// What this one lookup did, spelled out: which row, and what was added to it.
+fn step_detail(app: &App, lookup: &TokenLookup, id: usize) -> String {
+    let model = app.model();
+    let mut detail = format!(
+        "Lookup: id {id} is the address of row {id} of the {}×{} weight matrix; the layer copies that row out, and nothing else in the sentence takes part.",
+        model.rows(),
+        model.dims()
+    );
+    if let PositionVector::Added(_) = lookup.position {
+        let position = lookup.token.position;
+        let source = match app.active_scheme() {
+            PositionScheme::Learned => format!(
+                "row {position} of the learned {}×{} position table",
+                model.context_length(),
+                model.dims()
+            ),
+            _ => format!("sine and cosine waves of position {position} (base 10000)"),
+        };
+        let _ = write!(detail, " Then input vector = token vector + {source}.");
+    }
+    detail
+}
+
+/// The argument the screen illustrates: why identical vectors are a problem, and what positions do.
+fn why_it_matters(app: &App) -> String {
+    if app.overlay() {
+        let reach = match app.active_scheme() {
+            PositionScheme::Learned => format!(
+                "A learned table ends at its context length ({} here).",
+                app.model().context_length()
+            ),
+            _ => "Sinusoidal waves are fixed, not trained, and go on for any position.".to_owned(),
+        };
+        format!(
+            "Why it matters: each position now adds its own vector, so repeated words differ and \
+             word order leaves a trace in the numbers self-attention receives. {reach}"
+        )
+    } else {
+        "Why it matters: self-attention receives these vectors and nothing else. Identical \
+         vectors give it no way to tell the first copy from the second, or 'dog bites man' from \
+         'man bites dog'. Position vectors (p) are what carry the order."
+            .to_owned()
+    }
+}

@@ -1,0 +1,99 @@
+//! The token strip: each token's position, text and id, the current one marked.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::vector::{fit, window};
+use crate::app::App;
+use crate::core::tokenizer::{Token, copies_of};
+use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
+
+/// The longest a token's text may be in its chip.
+const CHIP_TEXT_WIDTH: usize = 16;
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let count = app.tokens().len();
+    let title = format!(
+        " Tokens · {count} · position text #id (#? = not in the {} vocabulary) ",
+        app.model().label()
+    );
+    let block = super::pane(title, false, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if count == 0 {
+        Paragraph::new(Span::styled(
+            "no tokens yet: type a sentence in the input",
+            theme.muted(),
+        ))
+        .render(inner, buf);
+        return;
+    }
+    let copies = copies_of(app.tokens(), app.step());
+    let width = usize::from(inner.width);
+    let mut lines: Vec<Vec<Span>> = vec![Vec::new()];
+    let mut line_width = 0;
+    let mut current_line = 0;
+    for (index, token) in app.tokens().iter().enumerate() {
+        let current = index == app.step();
+        let marker = if current {
+            CURRENT_MARKER
+        } else if copies.contains(&index) {
+            USED_MARKER
+        } else {
+            " "
+        };
+        let chip = chip(token, marker, current, theme);
+        let chip_width: usize = chip.iter().map(Span::width).sum();
+        if line_width > 0 && line_width + chip_width > width {
+            lines.push(Vec::new());
+            line_width = 0;
+        }
+        if current {
+            current_line = lines.len() - 1;
+        }
+        line_width += chip_width + 1;
+        let line = lines.last_mut().expect("there is always a line");
+        line.extend(chip);
+        line.push(Span::raw(" "));
+    }
+    let shown = window(lines.len(), usize::from(inner.height), current_line);
+    let text: Vec<Line> = lines
+        .into_iter()
+        .skip(shown.start)
+        .take(shown.len())
+        .map(Line::from)
+        .collect();
+    Paragraph::new(text).render(inner, buf);
+}
+
+fn chip(token: &Token, marker: &'static str, current: bool, theme: Theme) -> Vec<Span<'static>> {
+    let id = token
+        .id
+        .map_or_else(|| "#?".to_owned(), |id| format!("#{id}"));
+    let text = fit(&token.text, CHIP_TEXT_WIDTH);
+    if current {
+        let style = theme.current();
+        return vec![Span::styled(
+            format!("{marker}{} {text} {id}", token.position),
+            style,
+        )];
+    }
+    let id_style = if token.id.is_some() {
+        theme.key()
+    } else {
+        theme.warning()
+    };
+    let text_style = if marker == USED_MARKER {
+        theme.used()
+    } else {
+        ratatui::style::Style::new()
+    };
+    vec![
+        Span::styled(format!("{marker}{}", token.position), theme.muted()),
+        Span::styled(format!(" {text} "), text_style),
+        Span::styled(id, id_style),
+    ]
+}
