@@ -21,6 +21,9 @@ pub const MIN_WIDTH: u16 = 50;
 /// The smallest terminal height the explorer draws its panes in.
 pub const MIN_HEIGHT: u16 = 16;
 
+/// Rows the stacked matrix keeps before the lookups may take more: a header and five rows.
+const MATRIX_MIN_HEIGHT: usize = 8;
+
 /// Rows the readout keeps however tall the panes above would like to be.
 const READOUT_MIN_HEIGHT: u16 = 4;
 
@@ -79,8 +82,8 @@ fn body_shape(app: &App, width: u16) -> (bool, usize) {
 
 /// Matrix beside lookups when both fit, else the matrix above the lookups.
 ///
-/// Stacked, each pane gets what it needs when both fit; when they do not, the lookups keep
-/// at most half and the matrix scrolls in the rest.
+/// Stacked, each pane gets what it needs when both fit; when they do not, the lookups get
+/// what they need as long as the matrix keeps a few rows, and the matrix scrolls in the rest.
 fn split_body(app: &App, body: Rect, side_by_side: bool) -> [Rect; 2] {
     if side_by_side {
         let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
@@ -92,11 +95,14 @@ fn split_body(app: &App, body: Rect, side_by_side: bool) -> [Rect; 2] {
     let matrix_need = matrix::natural_height(app);
     let lookups_need = lookups::natural_height(app, body.width);
     let height = usize::from(body.height);
-    let lookups_share = (height / 2).max(lookups::single_token_height(app, body.width));
     let matrix_height = if matrix_need + lookups_need <= height {
         matrix_need
     } else {
-        height.saturating_sub(lookups_need.min(lookups_share))
+        let lookups_least = lookups::single_token_height(app, body.width);
+        height
+            .saturating_sub(lookups_need)
+            .max(MATRIX_MIN_HEIGHT)
+            .min(height.saturating_sub(lookups_least))
     };
     body.layout(&Layout::vertical([
         Constraint::Length(u16::try_from(matrix_height).unwrap_or(u16::MAX)),

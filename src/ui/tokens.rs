@@ -16,10 +16,15 @@ const CHIP_TEXT_WIDTH: usize = 16;
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let count = app.tokens().len();
-    let title = format!(
-        " Tokens · {count} · position text #id (#? = not in the {} vocabulary) ",
-        app.model().label()
-    );
+    let unknown = app.tokens().iter().any(|token| token.id.is_none());
+    let title = if unknown {
+        format!(
+            " Tokens · {count} · position text #id · #? = not in the {} vocabulary ",
+            app.model().label()
+        )
+    } else {
+        format!(" Tokens · {count} · position text #id ")
+    };
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);
     block.render(area, buf);

@@ -1,0 +1,210 @@
+//! Screens of the explorer, driven through the real update path and drawn on a `TestBackend`.
+
+use embedlens::app::{App, Options};
+use embedlens::core::positional::PositionScheme;
+use embedlens::core::tokenizer::VocabKind;
+use embedlens::theme::Theme;
+use insta::assert_snapshot;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Modifier;
+
+fn app_with(sentence: &str) -> App {
+    App::new(Options {
+        sentence: sentence.to_owned(),
+        theme: Theme::new(false),
+        ..Options::default()
+    })
+}
+
+fn press(app: &mut App, codes: &[KeyCode]) {
+    for &code in codes {
+        app.handle_event(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, &[KeyCode::Char(c)]);
+    }
+}
+
+fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
+    terminal
+        .draw(|frame| frame.render_widget(app, frame.area()))
+        .expect("draw");
+    terminal
+}
+
+fn screen_text(terminal: &Terminal<TestBackend>) -> String {
+    terminal.backend().to_string()
+}
+
+/// The explorer on the default sentence, stepped to the second `fox`.
+fn at_second_fox() -> App {
+    let mut app = app_with("fox bites the fox");
+    press(
+        &mut app,
+        &[
+            KeyCode::Enter,
+            KeyCode::Right,
+            KeyCode::Right,
+            KeyCode::Right,
+        ],
+    );
+    app
+}
+
+#[test]
+fn launch() {
+    let app = App::new(Options {
+        theme: Theme::new(false),
+        ..Options::default()
+    });
+    assert_snapshot!(draw(&app, 120, 40).backend());
+}
+
+#[test]
+fn stepped_to_the_second_fox() {
+    let app = at_second_fox();
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("▶  2 fox     1.2753 -0.2010 -0.1606"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fox at 0 and 3: same row 2, distance 0.0000"),
+        "{text}"
+    );
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn overlay_on() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('p')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("with learned positions 2.1982"), "{text}");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn sinusoidal_positions() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('p'), KeyCode::Char('m')]);
+    assert_eq!(app.active_scheme(), PositionScheme::Sinusoidal);
+    assert_snapshot!(draw(&app, 120, 40).backend());
+}
+
+#[test]
+fn words_vocabulary_with_positions() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('v'), KeyCode::Char('p')]);
+    assert_eq!(app.vocab(), VocabKind::Words);
+    assert_snapshot!(draw(&app, 120, 40).backend());
+}
+
+#[test]
+fn words_vocabulary_on_an_80_by_24_terminal() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('v'), KeyCode::Char('p')]);
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("  =  -1.8698  0.3883"),
+        "the input vector fits whole:\n{text}"
+    );
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('?')]);
+    assert_snapshot!(draw(&app, 120, 40).backend());
+}
+
+#[test]
+fn a_30_by_8_terminal_shows_a_message() {
+    let app = at_second_fox();
+    let terminal = draw(&app, 30, 8);
+    assert!(screen_text(&terminal).contains("too small"));
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn resize_keeps_what_was_typed() {
+    let mut app = app_with("");
+    type_text(&mut app, "dog bites man");
+    let mut terminal = draw(&app, 120, 40);
+    for (width, height) in [(30, 8), (1, 1), (64, 20), (120, 40)] {
+        terminal.backend_mut().resize(width, height);
+        terminal
+            .draw(|frame| frame.render_widget(&app, frame.area()))
+            .expect("draw");
+    }
+    assert_eq!(app.text(), "dog bites man");
+    terminal.backend_mut().resize(64, 20);
+    terminal
+        .draw(|frame| frame.render_widget(&app, frame.area()))
+        .expect("draw");
+    assert!(screen_text(&terminal).contains("dog bites man"));
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn a_word_without_a_row() {
+    let mut app = app_with("the cat bites");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Right]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("'cat' is not in the seed vocabulary"),
+        "{text}"
+    );
+    assert!(text.contains("1 cat #?"), "{text}");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn positions_beyond_the_context_length_are_flagged() {
+    let mut app = app_with(&["the"; 17].join(" "));
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::End, KeyCode::Char('p')],
+    );
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        text.contains("position 16 is beyond the context length 16"),
+        "{text}"
+    );
+}
+
+#[test]
+fn every_size_down_to_one_by_one_draws() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('p'), KeyCode::Char('?')]);
+    for width in [1, 2, 10, 29, 49, 50, 51, 80, 200] {
+        for height in [1, 2, 7, 15, 16, 17, 24, 60] {
+            draw(&app, width, height);
+        }
+    }
+}
+
+#[test]
+fn highlights_survive_without_colour() {
+    let app = at_second_fox();
+    let terminal = draw(&app, 120, 40);
+    let buffer = terminal.backend().buffer();
+    let marker = buffer
+        .content()
+        .iter()
+        .find(|cell| cell.symbol() == "▶")
+        .expect("a current-row marker");
+    assert!(marker.modifier.contains(Modifier::REVERSED));
+    assert!(marker.fg == ratatui::style::Color::Reset);
+}
