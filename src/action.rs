@@ -35,6 +35,10 @@ pub enum Action {
     CycleScheme,
     /// Switch to the next built-in vocabulary.
     CycleVocab,
+    /// Empty the input (undoable).
+    ClearInput,
+    /// Take back the last edit of the input.
+    Undo,
     /// A key for the text area while the input has focus.
     Edit(KeyEvent),
     /// Text pasted into the input.
@@ -137,6 +141,22 @@ static BINDINGS: &[Binding] = &[
         "Enter/Tab",
         "step through the lookups of what you typed",
         Some(("Enter", "explore")),
+    ),
+    b(
+        S::Input,
+        &[ctrl('u')],
+        A::ClearInput,
+        "Ctrl+U",
+        "clear the sentence (Ctrl+Z brings it back)",
+        Some(("Ctrl+U", "clear")),
+    ),
+    b(
+        S::Input,
+        &[ctrl('z')],
+        A::Undo,
+        "Ctrl+Z",
+        "undo the last edit",
+        None,
     ),
     b(
         S::Explorer,
@@ -386,6 +406,13 @@ mod tests {
         assert!(explorer.contains(&("p", "positions")));
         assert!(!explorer.iter().any(|(keys, _)| *keys == "Ctrl+C"));
         let input: Vec<_> = bar_entries(Scope::Input).collect();
-        assert_eq!(input, [("Enter", "explore"), ("Ctrl+C", "quit")]);
+        assert_eq!(
+            input,
+            [
+                ("Enter", "explore"),
+                ("Ctrl+U", "clear"),
+                ("Ctrl+C", "quit")
+            ]
+        );
     }
 }

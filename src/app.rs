@@ -179,6 +179,16 @@ impl App {
                 self.model = EmbeddingModel::builtin(self.vocab, self.model.seed());
                 self.retokenize();
             }
+            Action::ClearInput => {
+                if self.textarea.clear() {
+                    self.retokenize();
+                }
+            }
+            Action::Undo => {
+                if self.textarea.undo() {
+                    self.retokenize();
+                }
+            }
             Action::Edit(key) => {
                 if self.textarea.input(key) {
                     self.retokenize();
@@ -460,6 +470,18 @@ mod tests {
         assert!(!app.help_open() && app.is_running());
         app.handle_event(&key(KeyCode::Char('q')));
         assert!(!app.is_running());
+    }
+
+    #[test]
+    fn ctrl_u_clears_and_ctrl_z_brings_it_back() {
+        let mut app = App::new(Options::default());
+        let ctrl = |c| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+        app.handle_event(&ctrl('u'));
+        assert_eq!(app.text(), "");
+        assert!(app.tokens().is_empty());
+        app.handle_event(&ctrl('z'));
+        assert_eq!(app.text(), DEFAULT_SENTENCE);
+        assert_eq!(app.tokens().len(), 4);
     }
 
     #[test]
