@@ -132,18 +132,25 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);
+    let columns = Columns::new(app, usize::from(inner.width));
+    let height = usize::from(inner.height).saturating_sub(1);
+    let total = app.lookups().len();
+    let shown = window(total, (height / columns.lines_per_token).max(1), app.step());
+    let block = if shown.len() < total {
+        let range = format!(
+            " tokens {}–{} of {total} ",
+            shown.start,
+            shown.end.saturating_sub(1)
+        );
+        block.title_bottom(Line::styled(range, theme.muted()).right_aligned())
+    } else {
+        block
+    };
     block.render(area, buf);
-    if app.lookups().is_empty() {
+    if total == 0 {
         return;
     }
-    let columns = Columns::new(app, usize::from(inner.width));
     let mut lines = vec![header(app, &columns, theme)];
-    let height = usize::from(inner.height).saturating_sub(1);
-    let shown = window(
-        app.lookups().len(),
-        (height / columns.lines_per_token).max(1),
-        app.step(),
-    );
     let copies = copies_of(app.tokens(), app.step());
     for index in shown {
         let marker = if index == app.step() {

@@ -1,0 +1,437 @@
+//! The explorer through the real binary in a pseudo-terminal: keys go in as bytes, the screen
+//! comes back through a terminal emulator, and the terminal must be restored on the way out.
+//!
+//! Every wait polls the emulated screen until what the test expects is drawn, so nothing here
+//! depends on how fast the binary runs; a wait that times out fails with the whole screen.
+
+use std::io::{ErrorKind, Read, Write};
+use std::num::NonZeroU16;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, native_pty_system};
+
+/// Rows of the pseudo-terminal the explorer opens in.
+const ROWS: u16 = 40;
+/// Columns of the pseudo-terminal the explorer opens in.
+const COLS: u16 = 120;
+/// How long a wait lasts before it fails: generous, as debug builds on a loaded machine are slow.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a wait looks at the screen again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// The right arrow key as a terminal sends it.
+const RIGHT: &[u8] = b"\x1b[C";
+/// The Enter key as a terminal in raw mode sends it.
+const ENTER: &[u8] = b"\r";
+/// Ctrl+C as a terminal in raw mode sends it.
+const CTRL_C: &[u8] = b"\x03";
+
+/// Switches to the alternate screen (`ratatui::init`).
+const ENTER_ALTERNATE_SCREEN: &[u8] = b"\x1b[?1049h";
+/// Switches back to the main screen (`ratatui::restore`).
+const LEAVE_ALTERNATE_SCREEN: &[u8] = b"\x1b[?1049l";
+/// Makes the cursor visible.
+const SHOW_CURSOR: &[u8] = b"\x1b[?25h";
+/// Hides the cursor.
+const HIDE_CURSOR: &[u8] = b"\x1b[?25l";
+
+/// Everything the binary wrote: the emulated screen it drew, and the raw bytes.
+struct Output {
+    parser: vt100::Parser,
+    raw: Vec<u8>,
+}
+
+/// Locks the output even if a panicking thread poisoned it, so a failure still shows the screen.
+fn lock(output: &Mutex<Output>) -> MutexGuard<'_, Output> {
+    output.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Polls the screen's text until `predicate` holds and returns that text.
+///
+/// Panics after `timeout`, naming `what` it waited for and showing the whole screen as it stood.
+fn wait_for(
+    output: &Mutex<Output>,
+    what: &str,
+    predicate: impl Fn(&str) -> bool,
+    timeout: Duration,
+) -> String {
+    let start = Instant::now();
+    loop {
+        let contents = lock(output).parser.screen().contents();
+        if predicate(&contents) {
+            return contents;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}; the screen was:\n{contents}"
+        );
+        thread::sleep(POLL);
+    }
+}
+
+/// The binary running in a pseudo-terminal, with a thread copying its output into [`Output`].
+struct Session {
+    output: Arc<Mutex<Output>>,
+    master: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    reader: Option<JoinHandle<()>>,
+}
+
+impl Session {
+    /// Starts `embedlens args…` in a 120×40 pseudo-terminal with a colour `TERM`.
+    fn launch(args: &[&str]) -> Self {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal opens");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_embedlens"));
+        command.args(args);
+        command.env("TERM", "xterm-256color");
+        command.env_remove("NO_COLOR");
+        let child = pty.slave.spawn_command(command).expect("the binary starts");
+        // Only the child may hold the slave: once it exits, reads from the master end.
+        drop(pty.slave);
+        let master = pty.master;
+        let mut reader = master.try_clone_reader().expect("the master can be read");
+        let writer = master.take_writer().expect("the master can be written");
+        let output = Arc::new(Mutex::new(Output {
+            parser: vt100::Parser::new(nonzero(ROWS), nonzero(COLS), 0),
+            raw: Vec::new(),
+        }));
+        let sink = Arc::clone(&output);
+        let reader = thread::spawn(move || {
+            let mut buffer = [0; 4096];
+            loop {
+                match reader.read(&mut buffer) {
+                    Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                    // Linux reports the slave's last close as EIO rather than EOF: both end it.
+                    Ok(0) | Err(_) => break,
+                    Ok(read) => {
+                        let mut output = lock(&sink);
+                        output.parser.process(&buffer[..read]);
+                        output.raw.extend_from_slice(&buffer[..read]);
+                    }
+                }
+            }
+        });
+        Self {
+            output,
+            master,
+            writer,
+            child,
+            reader: Some(reader),
+        }
+    }
+
+    /// Sends key bytes to the binary as a terminal would.
+    fn press(&mut self, keys: &[u8]) {
+        self.writer
+            .write_all(keys)
+            .expect("keys reach the terminal");
+        self.writer.flush().expect("keys reach the terminal");
+    }
+
+    /// Waits until the screen contains every one of `needles`, and returns it.
+    fn wait_for_all(&self, needles: &[&str]) -> String {
+        wait_for(
+            &self.output,
+            &format!("{needles:?}"),
+            |screen| needles.iter().all(|needle| screen.contains(needle)),
+            TIMEOUT,
+        )
+    }
+
+    /// Waits until the screen contains `needle`, and returns it.
+    fn wait_for_text(&self, needle: &str) -> String {
+        self.wait_for_all(&[needle])
+    }
+
+    /// Resizes the terminal: the emulator first, so the redraw that follows lands on it whole.
+    fn resize(&self, rows: u16, cols: u16) {
+        lock(&self.output)
+            .parser
+            .set_size(nonzero(rows), nonzero(cols));
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("the terminal resizes");
+    }
+
+    /// Whether the terminal is in raw mode: no line editing and no echo.
+    #[cfg(target_os = "linux")]
+    fn raw_mode(&self) -> bool {
+        // Linux's values of ICANON and ECHO, the two flags raw mode clears.
+        const ICANON: u32 = 0o2;
+        const ECHO: u32 = 0o10;
+        let termios = self.master.get_termios().expect("the terminal has termios");
+        termios.local_flags.bits() & (ICANON | ECHO) == 0
+    }
+
+    /// Waits for the binary to exit and for its last output, and returns its status and bytes.
+    fn wait_for_exit(&mut self) -> (ExitStatus, Vec<u8>) {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("the child can be waited for") {
+                break status;
+            }
+            let screen = lock(&self.output).parser.screen().contents();
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "the binary did not exit within {TIMEOUT:?}; the screen was:\n{screen}"
+            );
+            thread::sleep(POLL);
+        };
+        let reader = self.reader.take().expect("the reader runs until the exit");
+        while !reader.is_finished() {
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "the output did not end within {TIMEOUT:?} of the exit"
+            );
+            thread::sleep(POLL);
+        }
+        reader.join().expect("the reader thread does not panic");
+        (status, lock(&self.output).raw.clone())
+    }
+
+    /// Checks the exit: success, and the terminal left as the binary found it.
+    fn assert_clean_exit(&mut self) {
+        let (status, raw) = self.wait_for_exit();
+        let screen = lock(&self.output).parser.screen().contents();
+        assert!(
+            status.success(),
+            "the binary exited with {status}; the screen was:\n{screen}"
+        );
+        let entered =
+            rfind(&raw, ENTER_ALTERNATE_SCREEN).expect("the explorer used the alternate screen");
+        let left =
+            rfind(&raw, LEAVE_ALTERNATE_SCREEN).expect("the explorer left the alternate screen");
+        assert!(
+            left > entered,
+            "the alternate screen was entered again after it was left"
+        );
+        let shown = rfind(&raw, SHOW_CURSOR).expect("the cursor was shown");
+        assert!(
+            rfind(&raw, HIDE_CURSOR).is_none_or(|hidden| hidden < shown),
+            "the cursor was left hidden"
+        );
+        let output = lock(&self.output);
+        let emulated = output.parser.screen();
+        assert!(
+            !emulated.alternate_screen(),
+            "still on the alternate screen"
+        );
+        assert!(!emulated.hide_cursor(), "the cursor is still hidden");
+        assert!(!emulated.bracketed_paste(), "bracketed paste is still on");
+        drop(output);
+        #[cfg(target_os = "linux")]
+        assert!(!self.raw_mode(), "the terminal was left in raw mode");
+    }
+}
+
+impl Drop for Session {
+    /// A failed test must not leave the binary running.
+    fn drop(&mut self) {
+        if self.child.try_wait().is_ok_and(|status| status.is_none()) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A terminal dimension for the emulator, which has no room for zero.
+fn nonzero(cells: u16) -> NonZeroU16 {
+    NonZeroU16::new(cells).expect("a terminal is at least one cell wide and high")
+}
+
+/// Where `needle` last occurs in `haystack`.
+fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .rposition(|window| window == needle)
+}
+
+/// The screen's line that contains all of `needles`.
+fn line_with<'a>(screen: &'a str, needles: &[&str]) -> &'a str {
+    screen
+        .lines()
+        .find(|line| needles.iter().all(|needle| line.contains(needle)))
+        .unwrap_or_else(|| panic!("no line contains all of {needles:?}; the screen was:\n{screen}"))
+}
+
+/// The rows inside the pane whose top border holds `title`, without the borders.
+///
+/// Panes sit side by side or stacked depending on the width, so the pane is found by its
+/// corners: the `╭` (or a focused `┏`) before the title, the `╮` (`┓`) after it, and the `╰`
+/// (`┗`) below.
+fn pane(screen: &str, title: &str) -> Vec<String> {
+    let rows: Vec<Vec<char>> = screen.lines().map(|line| line.chars().collect()).collect();
+    let (top, title_column) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(row, line)| {
+            line.find(title)
+                .map(|byte| (row, line[..byte].chars().count()))
+        })
+        .unwrap_or_else(|| panic!("no pane titled {title:?}; the screen was:\n{screen}"));
+    let left = rows[top][..title_column]
+        .iter()
+        .rposition(|&c| matches!(c, '╭' | '┏'))
+        .expect("a pane's title follows its top-left corner");
+    let right = rows[top][title_column..]
+        .iter()
+        .position(|&c| matches!(c, '╮' | '┓'))
+        .map(|offset| title_column + offset)
+        .expect("a pane's title precedes its top-right corner");
+    rows[top + 1..]
+        .iter()
+        .take_while(|row| !matches!(row.get(left), Some('╰' | '┗')))
+        // The emulator trims trailing blanks, so a row may end before the right border.
+        .map(|row| row.iter().take(right).skip(left + 1).collect())
+        .collect()
+}
+
+/// How many rows of the lookups pane put `operator` before a vector: `+` before a position
+/// vector, `=` before an input vector, whether on a row of their own or after the token vector.
+fn operator_rows(screen: &str, operator: &str) -> usize {
+    pane(screen, "Lookups")
+        .iter()
+        .filter(|row| {
+            let words: Vec<&str> = row.split_whitespace().collect();
+            words
+                .windows(2)
+                .any(|pair| pair[0] == operator && pair[1].parse::<f32>().is_ok())
+        })
+        .count()
+}
+
+/// The readout's distance between input vectors, the number after `with learned positions`.
+fn learned_distance(screen: &str) -> f64 {
+    let (_, after) = screen
+        .split_once("with learned positions")
+        .unwrap_or_else(|| panic!("no learned distance in the readout:\n{screen}"));
+    let number = after
+        .split_whitespace()
+        .find(|word| *word != "│")
+        .unwrap_or_else(|| panic!("nothing after `with learned positions`:\n{screen}"));
+    number
+        .parse()
+        .unwrap_or_else(|_| panic!("`{number}` is not a distance; the screen was:\n{screen}"))
+}
+
+#[test]
+fn a_session_types_steps_adds_positions_survives_a_resize_and_quits_clean() {
+    let mut session = Session::launch(&[]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    #[cfg(target_os = "linux")]
+    assert!(session.raw_mode(), "the explorer runs in raw mode");
+
+    // Focus starts in the input with the cursor at the end, so typing appends a token.
+    session.press(b" quick");
+    session.wait_for_all(&["fox bites the fox quick", "4 quick #1"]);
+
+    session.press(ENTER);
+    session.wait_for_text("EXPLORE");
+    for chip in ["▶1 bites #4", "▶2 the #0", "▶3 fox #2"] {
+        session.press(RIGHT);
+        session.wait_for_text(chip);
+    }
+    let screen = session.wait_for_text("fox at 0 and 3: same row 2, distance 0.0000");
+    let matrix = pane(&screen, "Weight matrix");
+    let marked: Vec<&String> = matrix.iter().filter(|row| row.contains('▶')).collect();
+    assert!(
+        matches!(marked[..], [row] if row.contains("2 fox") && row.contains("1.2753 -0.2010 -0.1606")),
+        "the matrix marks row 2, fox, with its values, and only that row: {marked:?}\n{screen}"
+    );
+
+    session.press(b"p");
+    let screen = wait_for(
+        &session.output,
+        "learned positions in the readout and the lookups",
+        |screen| {
+            screen.contains("with learned positions")
+                && screen.contains("token + learned position = input vector")
+        },
+        TIMEOUT,
+    );
+    for operator in ["+", "="] {
+        assert_eq!(
+            operator_rows(&screen, operator),
+            5,
+            "each of the 5 tokens has a `{operator}` row:\n{screen}"
+        );
+    }
+    let distance = learned_distance(&screen);
+    assert!(
+        distance > 0.0,
+        "learned positions pull the two foxes apart, but the distance is {distance}:\n{screen}"
+    );
+
+    session.press(b"m");
+    session.wait_for_all(&[
+        "token + sinusoidal position = input vector",
+        "with sinusoidal positions",
+    ]);
+
+    session.resize(8, 30);
+    session.wait_for_text("too small");
+    session.resize(ROWS, COLS);
+    // Nothing typed or chosen was lost while the panes could not be drawn.
+    session.wait_for_all(&[
+        "fox bites the fox quick",
+        "Weight matrix",
+        "token + sinusoidal position = input vector",
+        "▶3 fox #2",
+    ]);
+
+    session.press(b"q");
+    session.assert_clean_exit();
+}
+
+#[test]
+fn ctrl_c_in_the_input_quits_clean() {
+    let mut session = Session::launch(&[]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(CTRL_C);
+    session.assert_clean_exit();
+}
+
+#[test]
+fn words_vocabulary_with_learned_positions_from_the_command_line() {
+    let mut session = Session::launch(&[
+        "--vocab",
+        "words",
+        "--positions",
+        "learned",
+        "the cat sat on the mat",
+    ]);
+    session.wait_for_text("the cat sat on the mat");
+    session.press(ENTER);
+    let screen = session.wait_for_text("EXPLORE");
+    let title = line_with(&screen, &["Weight matrix"]);
+    assert!(
+        title.contains("words"),
+        "the matrix title names the vocabulary: {title:?}"
+    );
+    assert!(
+        screen.contains("token + learned position = input vector"),
+        "the lookups start with learned positions added:\n{screen}"
+    );
+    let added = operator_rows(&screen, "+");
+    assert!(
+        added > 0 && operator_rows(&screen, "=") == added,
+        "every token shown has a `+` and an `=` row:\n{screen}"
+    );
+    session.press(b"q");
+    session.assert_clean_exit();
+}
