@@ -59,6 +59,7 @@ pub struct App {
     textarea: TextArea<'static>,
     focus: Focus,
     vocab: VocabKind,
+    seed: u64,
     model: EmbeddingModel,
     tokens: Vec<Token>,
     lookups: Vec<TokenLookup>,
@@ -91,6 +92,7 @@ impl App {
             textarea,
             focus: Focus::Input,
             vocab: options.vocab,
+            seed: options.seed,
             model: EmbeddingModel::builtin(options.vocab, options.seed),
             tokens: Vec::new(),
             lookups: Vec::new(),
@@ -176,7 +178,7 @@ impl App {
             }
             Action::CycleVocab => {
                 self.vocab = self.vocab.next();
-                self.model = EmbeddingModel::builtin(self.vocab, self.model.seed());
+                self.model = EmbeddingModel::builtin(self.vocab, self.seed);
                 self.retokenize();
             }
             Action::ClearInput => {

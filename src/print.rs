@@ -7,13 +7,14 @@
 use std::io::{self, BufWriter, Write};
 
 use anyhow::{Result, bail};
-use ndarray::ArrayView1;
+use ndarray::{Array1, ArrayView1};
 use serde::Serialize;
 
 use crate::cli::{Format, LookupArgs, MatrixArgs};
 use crate::core::positional::PositionScheme;
 use crate::core::readout::describe_copies;
-use crate::core::tokenizer::{UNKNOWN, Vocabulary};
+use crate::core::text_tokenizer::TextTokenizer;
+use crate::core::tokenizer::UNKNOWN;
 use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel, TokenLookup};
 
 /// Prints each token's lookup: position, text, id, token vector, position vector, input vector.
@@ -76,10 +77,23 @@ fn write_or_stop<W: Write>(
 /// The table's name, as the heading of the table format says it.
 fn table_name(model: &EmbeddingModel) -> String {
     let shape = format!("{}x{} weights", model.rows(), model.dims());
-    match model.vocabulary() {
-        Some(vocabulary) => format!("{} vocabulary, {shape}", vocabulary.name()),
+    match model.tokenizer() {
+        Some(tokenizer) => format!("{} vocabulary, {shape}", tokenizer.name()),
         None => format!("unnamed table, {shape}"),
     }
+}
+
+/// `, seed N` for generated tables; nothing for tables read from a file.
+fn seed_note(model: &EmbeddingModel) -> String {
+    model
+        .seed()
+        .map(|seed| format!(", seed {seed}"))
+        .unwrap_or_default()
+}
+
+/// Every row of the weight matrix, in id order.
+fn table_rows(model: &EmbeddingModel) -> impl Iterator<Item = Array1<f32>> + '_ {
+    (0..model.rows()).filter_map(|id| model.lookup(id))
 }
 
 /// The position scheme as the heading says it, with the learned table's reach.
@@ -115,9 +129,9 @@ struct TokenReport<'a> {
 
 /// The weights as `matrix --format json` writes them.
 #[derive(Serialize)]
-struct MatrixReport<'a> {
+struct MatrixReport {
     shape: [usize; 2],
-    tokens: Option<&'a [String]>,
+    tokens: Option<Vec<String>>,
     rows: Vec<Vec<f32>>,
 }
 
@@ -128,7 +142,7 @@ fn lookup_json(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let report = LookupReport {
-        vocab: model.vocabulary().map(Vocabulary::name),
+        vocab: model.tokenizer().map(TextTokenizer::name),
         shape: [model.rows(), model.dims()],
         positions: scheme.name(),
         tokens: lookups
@@ -151,13 +165,12 @@ fn lookup_json(
 fn matrix_json(model: &EmbeddingModel, out: &mut impl Write) -> io::Result<()> {
     let report = MatrixReport {
         shape: [model.rows(), model.dims()],
-        tokens: model.vocabulary().map(Vocabulary::tokens),
-        rows: model
-            .token_table()
-            .rows()
-            .into_iter()
-            .map(|row| row.to_vec())
-            .collect(),
+        tokens: model.tokenizer().map(|tokenizer| {
+            (0..model.rows())
+                .map(|id| tokenizer.token_text(id).unwrap_or_default())
+                .collect()
+        }),
+        rows: table_rows(model).map(|row| row.to_vec()).collect(),
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
@@ -220,10 +233,13 @@ fn matrix_csv(model: &EmbeddingModel, out: &mut impl Write) -> io::Result<()> {
     write!(out, "id,token")?;
     csv_vector_header(out, "d", model.dims())?;
     writeln!(out)?;
-    for (id, row) in model.token_table().rows().into_iter().enumerate() {
-        let token = model.token_text(id).map(csv_field).unwrap_or_default();
+    for (id, row) in table_rows(model).enumerate() {
+        let token = model
+            .token_text(id)
+            .map(|text| csv_field(&text))
+            .unwrap_or_default();
         write!(out, "{id},{token}")?;
-        csv_vector(out, Some(row), model.dims())?;
+        csv_vector(out, Some(row.view()), model.dims())?;
         writeln!(out)?;
     }
     Ok(())
@@ -340,7 +356,7 @@ fn vector_cells<'a>(
 
 /// Why a lookup row stops early or needs a word: no row, no position, or `<|unk|>`.
 fn lookup_note(model: &EmbeddingModel, lookup: &TokenLookup) -> Option<String> {
-    let vocabulary = model.vocabulary().map_or(model.label(), Vocabulary::name);
+    let vocabulary = model.tokenizer().map_or(model.label(), TextTokenizer::name);
     if lookup.token_vector.is_none() {
         return Some(format!("not in the {vocabulary} vocabulary"));
     }
@@ -363,10 +379,10 @@ fn lookup_table(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "{}, positions: {}, seed {}",
+        "{}, positions: {}{}",
         table_name(model),
         scheme_name(model, scheme),
-        model.seed()
+        seed_note(model)
     )?;
     let mut columns = vec![
         Column::right("pos"),
@@ -435,22 +451,23 @@ fn lookup_table(
 }
 
 fn matrix_table(model: &EmbeddingModel, out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "{}, seed {}", table_name(model), model.seed())?;
-    let named = model.vocabulary().is_some();
+    writeln!(out, "{}{}", table_name(model), seed_note(model))?;
+    let named = model.tokenizer().is_some();
     let mut columns = vec![Column::right("id")];
     if named {
         columns.push(Column::left("token"));
     }
     // One cell a row, spaced as PyTorch prints a tensor, so rows compare digit by digit.
     columns.push(Column::left("token vector"));
-    let vectors = vector_cells(model.token_table().rows().into_iter().map(Some));
+    let rows: Vec<Array1<f32>> = table_rows(model).collect();
+    let vectors = vector_cells(rows.iter().map(|row| Some(row.view())));
     let rows: Vec<Row> = vectors
         .into_iter()
         .enumerate()
         .map(|(id, vector)| {
             let mut cells = vec![id.to_string()];
             if named {
-                cells.push(model.token_text(id).unwrap_or_default().to_owned());
+                cells.push(model.token_text(id).unwrap_or_default());
             }
             cells.extend(vector);
             Row { cells, note: None }

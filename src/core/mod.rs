@@ -2,6 +2,8 @@
 pub mod metrics;
 pub mod positional;
 pub mod readout;
+pub mod table;
+pub mod text_tokenizer;
 pub mod tokenizer;
 pub mod torch_init;
 pub mod weights;

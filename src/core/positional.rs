@@ -1,6 +1,8 @@
 //! Position information: the vector each scheme adds for a position.
 
-use ndarray::{Array1, Array2, ArrayView1};
+use ndarray::{Array1, ArrayView1};
+
+use super::table::Table;
 use std::fmt;
 
 /// How position information reaches the input vectors.
@@ -48,6 +50,8 @@ pub enum PositionVector {
     Absent,
     /// The vector added to the token vector.
     Added(Array1<f32>),
+    /// The model has no learned position table (it puts position elsewhere, or nowhere).
+    NoLearnedTable,
     /// A learned table has no row this far out.
     BeyondContext {
         /// The position asked for.
@@ -63,7 +67,7 @@ impl PositionVector {
     pub fn vector(&self) -> Option<ArrayView1<'_, f32>> {
         match self {
             Self::Added(vector) => Some(vector.view()),
-            Self::Absent | Self::BeyondContext { .. } => None,
+            Self::Absent | Self::NoLearnedTable | Self::BeyondContext { .. } => None,
         }
     }
 
@@ -77,31 +81,34 @@ impl PositionVector {
             } => Some(format!(
                 "position {position} is beyond the context length {context_length}"
             )),
+            Self::NoLearnedTable => {
+                Some("this model has no learned position table".to_owned())
+            }
             Self::Absent | Self::Added(_) => None,
         }
     }
 }
 
-/// The position vector of a scheme for `position`, given the learned table.
+/// The position vector of a scheme for `position`, given the learned table if there is one.
 #[must_use]
 pub fn position_vector(
     scheme: PositionScheme,
-    learned: &Array2<f32>,
+    learned: Option<&Table>,
+    dims: usize,
     position: usize,
 ) -> PositionVector {
-    match scheme {
-        PositionScheme::None => PositionVector::Absent,
-        PositionScheme::Learned => {
-            if position < learned.nrows() {
-                PositionVector::Added(learned.row(position).to_owned())
-            } else {
-                PositionVector::BeyondContext {
-                    position,
-                    context_length: learned.nrows(),
-                }
-            }
-        }
-        PositionScheme::Sinusoidal => PositionVector::Added(sinusoidal(position, learned.ncols())),
+    match (scheme, learned) {
+        (PositionScheme::None, _) => PositionVector::Absent,
+        (PositionScheme::Learned, None) => PositionVector::NoLearnedTable,
+        (PositionScheme::Learned, Some(table)) => match table.row(position) {
+            Some(row) => PositionVector::Added(row),
+            None if position >= table.rows() => PositionVector::BeyondContext {
+                position,
+                context_length: table.rows(),
+            },
+            None => PositionVector::Absent,
+        },
+        (PositionScheme::Sinusoidal, _) => PositionVector::Added(sinusoidal(position, dims)),
     }
 }
 
@@ -170,24 +177,31 @@ mod tests {
 
     #[test]
     fn learned_positions_come_from_the_table_until_the_context_ends() {
-        let table = Array2::from_shape_fn((2, 3), |(r, c)| {
+        let table = Table::from(Array2::from_shape_fn((2, 3), |(r, c)| {
             #[expect(clippy::cast_precision_loss, reason = "tiny test values")]
             let value = (r * 3 + c) as f32;
             value
-        });
+        }));
         assert_eq!(
-            position_vector(PositionScheme::Learned, &table, 1),
+            position_vector(PositionScheme::Learned, Some(&table), 3, 1),
             PositionVector::Added(ndarray::arr1(&[3.0, 4.0, 5.0]))
         );
-        let beyond = position_vector(PositionScheme::Learned, &table, 2);
+        let beyond = position_vector(PositionScheme::Learned, Some(&table), 3, 2);
         assert_eq!(
             beyond.warning().as_deref(),
             Some("position 2 is beyond the context length 2")
         );
         assert_eq!(
-            position_vector(PositionScheme::None, &table, 0),
+            position_vector(PositionScheme::None, Some(&table), 3, 0),
             PositionVector::Absent
         );
+        let none = position_vector(PositionScheme::Learned, None, 3, 0);
+        assert_eq!(none, PositionVector::NoLearnedTable);
+        assert!(none.warning().is_some());
+        assert!(matches!(
+            position_vector(PositionScheme::Sinusoidal, None, 3, 4),
+            PositionVector::Added(_)
+        ));
     }
 
     #[test]

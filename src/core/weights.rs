@@ -1,9 +1,11 @@
 //! The embedding matrix and its lookup: an id is the address of a row.
 
 use anyhow::{Result, bail};
-use ndarray::{Array1, Array2, ArrayView1};
+use ndarray::Array1;
 
 use super::positional::{PositionScheme, PositionVector, position_vector};
+use super::table::Table;
+use super::text_tokenizer::TextTokenizer;
 use super::tokenizer::{Token, VocabKind, Vocabulary};
 use super::torch_init::TorchGenerator;
 
@@ -12,14 +14,15 @@ pub const DEFAULT_SEED: u64 = 123;
 /// The learned position table's rows for `--shape` tables unless `--context-length` says otherwise.
 pub const DEFAULT_CONTEXT_LENGTH: usize = 16;
 
-/// A token table, a learned position table, and the vocabulary that names the rows.
+/// A token table, an optional learned position table, and the tokenizer that names the rows.
 #[derive(Clone, Debug)]
 pub struct EmbeddingModel {
     label: String,
-    vocabulary: Option<Vocabulary>,
-    token_table: Array2<f32>,
-    position_table: Array2<f32>,
-    seed: u64,
+    tokenizer: Option<TextTokenizer>,
+    token_table: Table,
+    position_table: Option<Table>,
+    seed: Option<u64>,
+    widest_token: usize,
 }
 
 /// The width and context length of each built-in vocabulary.
@@ -31,6 +34,25 @@ fn builtin_shape(kind: VocabKind) -> (usize, usize) {
 }
 
 impl EmbeddingModel {
+    /// A model from its parts: a label for titles, the tables and the tokenizer, if any.
+    #[must_use]
+    pub fn new(
+        label: impl Into<String>,
+        tokenizer: Option<TextTokenizer>,
+        token_table: Table,
+        position_table: Option<Table>,
+    ) -> Self {
+        let widest_token = tokenizer.as_ref().map_or(0, TextTokenizer::widest_token);
+        Self {
+            label: label.into(),
+            tokenizer,
+            token_table,
+            position_table,
+            seed: None,
+            widest_token,
+        }
+    }
+
     /// A built-in vocabulary with `torch.manual_seed(seed)`, its token table, then its position table.
     #[must_use]
     pub fn builtin(kind: VocabKind, seed: u64) -> Self {
@@ -39,13 +61,14 @@ impl EmbeddingModel {
         let mut generator = TorchGenerator::manual_seed(seed);
         let token_table = generator.embedding(vocabulary.len(), dims);
         let position_table = generator.embedding(context_length, dims);
-        Self {
-            label: kind.name().to_owned(),
-            vocabulary: Some(vocabulary),
-            token_table,
-            position_table,
-            seed,
-        }
+        let mut model = Self::new(
+            kind.name(),
+            Some(TextTokenizer::Words(vocabulary)),
+            token_table.into(),
+            Some(position_table.into()),
+        );
+        model.seed = Some(seed);
+        model
     }
 
     /// An unnamed `nn.Embedding(rows, dims)`, then `nn.Embedding(context_length, dims)`.
@@ -59,13 +82,14 @@ impl EmbeddingModel {
         let mut generator = TorchGenerator::manual_seed(seed);
         let token_table = generator.embedding(rows, dims);
         let position_table = generator.embedding(context_length, dims);
-        Ok(Self {
-            label: format!("{rows}x{dims}"),
-            vocabulary: None,
-            token_table,
-            position_table,
-            seed,
-        })
+        let mut model = Self::new(
+            format!("{rows}x{dims}"),
+            None,
+            token_table.into(),
+            Some(position_table.into()),
+        );
+        model.seed = Some(seed);
+        Ok(model)
     }
 
     /// The vocabulary's name, or the shape of an unnamed table.
@@ -74,67 +98,79 @@ impl EmbeddingModel {
         &self.label
     }
 
-    /// The vocabulary that names the rows, if the table has one.
+    /// The tokenizer that names the rows, if the table has one.
     #[must_use]
-    pub fn vocabulary(&self) -> Option<&Vocabulary> {
-        self.vocabulary.as_ref()
+    pub fn tokenizer(&self) -> Option<&TextTokenizer> {
+        self.tokenizer.as_ref()
     }
 
     /// The weight matrix: one row per id.
     #[must_use]
-    pub fn token_table(&self) -> &Array2<f32> {
+    pub fn token_table(&self) -> &Table {
         &self.token_table
     }
 
-    /// The learned position table: one row per position.
+    /// The learned position table (one row per position), if the model has one.
     #[must_use]
-    pub fn position_table(&self) -> &Array2<f32> {
-        &self.position_table
+    pub fn position_table(&self) -> Option<&Table> {
+        self.position_table.as_ref()
     }
 
-    /// The generator seed the tables came from.
+    /// The generator seed the tables came from, for generated tables.
     #[must_use]
-    pub fn seed(&self) -> u64 {
+    pub fn seed(&self) -> Option<u64> {
         self.seed
     }
 
     /// How many rows (ids) the matrix has.
     #[must_use]
     pub fn rows(&self) -> usize {
-        self.token_table.nrows()
+        self.token_table.rows()
     }
 
     /// How many numbers each vector has.
     #[must_use]
     pub fn dims(&self) -> usize {
-        self.token_table.ncols()
+        self.token_table.cols()
     }
 
-    /// How many positions the learned table covers.
+    /// How many positions the learned table covers (0 without one).
     #[must_use]
     pub fn context_length(&self) -> usize {
-        self.position_table.nrows()
+        self.position_table.as_ref().map_or(0, Table::rows)
     }
 
-    /// The token string of an id, if the table has a vocabulary.
+    /// Whether every table can be read now (false while one is still being generated).
     #[must_use]
-    pub fn token_text(&self, id: usize) -> Option<&str> {
-        self.vocabulary.as_ref().and_then(|v| v.token(id))
+    pub fn is_ready(&self) -> bool {
+        self.token_table.is_ready() && self.position_table.as_ref().is_none_or(Table::is_ready)
+    }
+
+    /// The widest token text in terminal columns.
+    #[must_use]
+    pub fn widest_token(&self) -> usize {
+        self.widest_token
+    }
+
+    /// The token text of an id, if the table has a tokenizer.
+    #[must_use]
+    pub fn token_text(&self, id: usize) -> Option<String> {
+        self.tokenizer.as_ref().and_then(|t| t.token_text(id))
     }
 
     /// The embedding layer's whole job: the row whose number is the id.
     #[must_use]
-    pub fn lookup(&self, id: usize) -> Option<ArrayView1<'_, f32>> {
-        (id < self.rows()).then(|| self.token_table.row(id))
+    pub fn lookup(&self, id: usize) -> Option<Array1<f32>> {
+        self.token_table.row(id)
     }
 
-    /// Tokenises text with the vocabulary.
+    /// Tokenises text with the tokenizer, special tokens included.
     ///
     /// # Errors
-    /// When the table has no vocabulary, so only ids can address it.
+    /// When the table has no tokenizer, so only ids can address it.
     pub fn tokenize(&self, text: &str) -> Result<Vec<Token>> {
-        match &self.vocabulary {
-            Some(vocabulary) => Ok(vocabulary.tokenize(text)),
+        match &self.tokenizer {
+            Some(tokenizer) => tokenizer.tokenize(text, true),
             None => bail!(
                 "the {} table has no vocabulary to read words with; give token ids with --ids",
                 self.label
@@ -142,7 +178,7 @@ impl EmbeddingModel {
         }
     }
 
-    /// Tokens for ids given directly, named by the vocabulary where there is one.
+    /// Tokens for ids given directly, named by the tokenizer where there is one.
     ///
     /// # Errors
     /// When an id has no row.
@@ -155,12 +191,10 @@ impl EmbeddingModel {
                         "id {id} has no row: the {} table has {} rows (ids 0 to {})",
                         self.label,
                         self.rows(),
-                        self.rows() - 1
+                        self.rows().saturating_sub(1)
                     );
                 }
-                let text = self
-                    .token_text(id)
-                    .map_or_else(|| format!("#{id}"), str::to_owned);
+                let text = self.token_text(id).unwrap_or_else(|| format!("#{id}"));
                 Ok(Token {
                     text,
                     span: 0..0,
@@ -174,7 +208,7 @@ impl EmbeddingModel {
     /// The position vector the scheme adds at a position.
     #[must_use]
     pub fn position_vector(&self, scheme: PositionScheme, position: usize) -> PositionVector {
-        position_vector(scheme, &self.position_table, position)
+        position_vector(scheme, self.position_table.as_ref(), self.dims(), position)
     }
 
     /// Looks up every token and adds its position vector.
@@ -183,10 +217,7 @@ impl EmbeddingModel {
         tokens
             .iter()
             .map(|token| {
-                let token_vector = token
-                    .id
-                    .and_then(|id| self.lookup(id))
-                    .map(|row| row.to_owned());
+                let token_vector = token.id.and_then(|id| self.lookup(id));
                 let position = match token_vector {
                     Some(_) => self.position_vector(scheme, token.position),
                     None => PositionVector::Absent,
@@ -225,6 +256,8 @@ mod tests {
     use super::*;
     use crate::core::metrics::euclidean_distance;
 
+    use ndarray::ArrayView1;
+
     fn four_decimals(v: ArrayView1<f32>) -> String {
         v.iter()
             .map(|x| format!("{x:.4}"))
@@ -240,7 +273,7 @@ mod tests {
             (6, 3, 16)
         );
         assert_eq!(
-            four_decimals(model.lookup(5).unwrap()),
+            four_decimals(model.lookup(5).unwrap().view()),
             "-2.8400 -0.7849 -1.4096"
         );
         assert_eq!(model.lookup(6), None);
@@ -285,7 +318,9 @@ mod tests {
         assert_eq!(
             model
                 .position_table()
+                .unwrap()
                 .row(0)
+                .unwrap()
                 .iter()
                 .map(|v| v.to_bits())
                 .collect::<Vec<_>>(),

@@ -23,16 +23,10 @@ const TOKEN_WIDTH_MIN: usize = 4;
 fn label_widths(app: &App, width: usize) -> (usize, usize) {
     let model = app.model();
     let id_width = model.rows().saturating_sub(1).to_string().len().max(2);
-    let Some(vocabulary) = model.vocabulary() else {
+    if model.tokenizer().is_none() {
         return (id_width, 0);
-    };
-    let longest = vocabulary
-        .tokens()
-        .iter()
-        .map(|token| token.width())
-        .max()
-        .unwrap_or(0)
-        .min(TOKEN_WIDTH_LIMIT);
+    }
+    let longest = model.widest_token().min(TOKEN_WIDTH_LIMIT);
     let room = width.saturating_sub(2 + id_width + 2 + vector_width(model.dims()));
     (
         id_width,
@@ -104,10 +98,12 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         };
         let mut label = format!("{marker} {id:>id_width$} ");
         if token_width > 0 {
-            label.push_str(&pad(model.token_text(id).unwrap_or(""), token_width + 1));
+            label.push_str(&pad(&model.token_text(id).unwrap_or_default(), token_width + 1));
         }
-        let row = model.token_table().row(id);
-        for (part, values) in vector_lines(row, values_width, theme)
+        let Some(row) = model.lookup(id) else {
+            continue;
+        };
+        for (part, values) in vector_lines(row.view(), values_width, theme)
             .into_iter()
             .enumerate()
         {

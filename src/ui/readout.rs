@@ -35,13 +35,15 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
     let token = &lookup.token;
     let Some(id) = token.id else {
         let words = model
-            .vocabulary()
-            .map(|v| v.tokens().join(", "))
+            .tokenizer()
+            .and_then(|tokenizer| tokenizer.listing())
+            .filter(|listing| listing.len() <= 12)
+            .map(|listing| format!(" ({})", listing.join(", ")))
             .unwrap_or_default();
         return vec![
             Line::styled(
                 format!(
-                    "'{}' is not in the {} vocabulary ({words}): it has no row to return.",
+                    "'{}' is not in the {} vocabulary{words}: it has no row to return.",
                     token.text,
                     model.label()
                 ),
@@ -81,7 +83,7 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::styled(step_detail(app, lookup, id), theme.muted()));
     lines.push(Line::default());
     lines.push(Line::styled(why_it_matters(app), theme.muted()));
-    if model.token_text(id) == Some(UNKNOWN) {
+    if model.token_text(id).as_deref() == Some(UNKNOWN) {
         lines.insert(
             0,
             Line::styled(
