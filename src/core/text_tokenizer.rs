@@ -16,6 +16,21 @@ pub enum TextTokenizer {
 }
 
 impl TextTokenizer {
+    /// Reads a Hugging Face `tokenizer.json`.
+    ///
+    /// # Errors
+    /// When the file is missing or is not a tokenizer the `tokenizers` crate can read; the
+    /// message names the file.
+    pub fn from_file(path: &std::path::Path) -> Result<Self> {
+        anyhow::bail!("{}: reading tokenizer.json is not built yet", path.display())
+    }
+
+    /// GPT-2's own byte-pair encoding (r50k_base, 50,257 ids), built into the binary.
+    #[must_use]
+    pub fn gpt2() -> Self {
+        todo!("GPT-2 tokenizer")
+    }
+
     /// A short name for titles and JSON.
     #[must_use]
     pub fn name(&self) -> &str {

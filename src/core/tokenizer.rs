@@ -58,6 +58,8 @@ pub struct Token {
     pub position: usize,
     /// The row this token looks up, or `None` when the vocabulary has no row for it.
     pub id: Option<usize>,
+    /// Whether the tokenizer added it (such as `[CLS]`) rather than reading it from the text.
+    pub special: bool,
 }
 
 /// A word-level vocabulary: token strings and the id of each.
@@ -161,6 +163,7 @@ impl Vocabulary {
                     id: self.id(piece),
                     span,
                     position,
+                    special: false,
                 }
             })
             .collect()

@@ -200,6 +200,7 @@ impl EmbeddingModel {
                     span: 0..0,
                     position,
                     id: Some(id),
+                    special: false,
                 })
             })
             .collect()
