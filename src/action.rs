@@ -39,6 +39,28 @@ pub enum Action {
     ClearInput,
     /// Take back the last edit of the input.
     Undo,
+    /// Show or leave out the special tokens a model's tokenizer adds.
+    ToggleSpecialTokens,
+    /// Time passed with no key: pick up tables that finished generating.
+    Tick,
+    /// Switch wide vectors between a strip and exact values.
+    ToggleWideView,
+    /// Scroll the exact values of wide vectors left.
+    DimsLeft,
+    /// Scroll the exact values of wide vectors right.
+    DimsRight,
+    /// Ask for a token to find in the matrix.
+    StartSearch,
+    /// Ask for an id to go to in the matrix.
+    StartGoTo,
+    /// Go to the next row the last search found.
+    NextMatch,
+    /// A key typed into the open prompt.
+    PromptKey(KeyEvent),
+    /// Carry out the open prompt.
+    PromptSubmit,
+    /// Close the prompt without doing anything.
+    PromptCancel,
     /// A key for the text area while the input has focus.
     Edit(KeyEvent),
     /// Text pasted into the input.
@@ -56,6 +78,8 @@ pub enum Scope {
     Explorer,
     /// While the help overlay is open.
     Help,
+    /// While a search or go-to prompt is open.
+    Prompt,
 }
 
 /// A key the table matches: a key code and the modifiers it needs.
@@ -248,6 +272,78 @@ static BINDINGS: &[Binding] = &[
     ),
     b(
         S::Explorer,
+        &[ch('/')],
+        A::StartSearch,
+        "/",
+        "find a token in the matrix by its text",
+        Some(("/", "find")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('n')],
+        A::NextMatch,
+        "n",
+        "next row the search found",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('#')],
+        A::StartGoTo,
+        "#",
+        "go to an id in the matrix",
+        Some(("#", "go to id")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('s')],
+        A::ToggleSpecialTokens,
+        "s",
+        "show or leave out special tokens such as [CLS] and [SEP]",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('x')],
+        A::ToggleWideView,
+        "x",
+        "wide vectors: colour strip or exact values",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('[')],
+        A::DimsLeft,
+        "[",
+        "exact values of wide vectors: scroll left",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch(']')],
+        A::DimsRight,
+        "]",
+        "exact values of wide vectors: scroll right",
+        None,
+    ),
+    b(
+        S::Prompt,
+        &[plain(K::Enter)],
+        A::PromptSubmit,
+        "Enter",
+        "find or go",
+        Some(("Enter", "go")),
+    ),
+    b(
+        S::Prompt,
+        &[plain(K::Esc)],
+        A::PromptCancel,
+        "Esc",
+        "cancel",
+        Some(("Esc", "cancel")),
+    ),
+    b(
+        S::Explorer,
         &[plain(K::Tab), ch('i')],
         A::FocusInput,
         "Tab/i",
@@ -318,6 +414,7 @@ pub fn action_for_key(key: KeyEvent, scope: Scope) -> Option<Action> {
     match (bound, scope) {
         (Some(action), _) => Some(action),
         (None, Scope::Input) => Some(Action::Edit(key)),
+        (None, Scope::Prompt) => Some(Action::PromptKey(key)),
         (None, _) => None,
     }
 }
@@ -346,8 +443,8 @@ mod tests {
         let q = press(KeyCode::Char('q'));
         assert_eq!(action_for_key(q, Scope::Input), Some(Action::Edit(q)));
         assert_eq!(action_for_key(q, Scope::Explorer), Some(Action::Quit));
-        let x = press(KeyCode::Char('x'));
-        assert_eq!(action_for_key(x, Scope::Explorer), None);
+        let z = press(KeyCode::Char('z'));
+        assert_eq!(action_for_key(z, Scope::Explorer), None);
     }
 
     #[test]
@@ -385,7 +482,7 @@ mod tests {
 
     #[test]
     fn no_key_means_two_things_in_one_scope() {
-        for scope in [Scope::Input, Scope::Explorer, Scope::Help] {
+        for scope in [Scope::Input, Scope::Explorer, Scope::Help, Scope::Prompt] {
             let keys: Vec<Key> = bindings()
                 .iter()
                 .filter(|b| in_scope(b, scope))

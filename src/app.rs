@@ -2,15 +2,18 @@
 
 use anyhow::Result;
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
 use ratatui_textarea::{CursorMove, TextArea};
 
 use crate::action::{Action, Scope, action_for_key};
 use crate::core::positional::PositionScheme;
-use crate::core::tokenizer::{Token, VocabKind};
-use crate::core::weights::{DEFAULT_SEED, EmbeddingModel, TokenLookup};
+use crate::core::tokenizer::{Token, VocabKind, ids_from_text};
+use crate::core::weights::{
+    DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
+};
 use crate::theme::Theme;
+use crate::ui::vector::{WideStyle, WideView};
 
 /// The sentence the explorer opens with: one word appears twice.
 pub const DEFAULT_SENTENCE: &str = "fox bites the fox";
@@ -40,6 +43,12 @@ pub struct Options {
     pub seed: u64,
     /// Colours, or none.
     pub theme: Theme,
+    /// A model opened from files, explored first; `v` also reaches the built-in vocabularies.
+    pub model: Option<EmbeddingModel>,
+    /// The width of the built-in gpt2 tables.
+    pub gpt2_dims: usize,
+    /// Whether a model's tokenizer adds its special tokens (such as `[CLS]`).
+    pub special_tokens: bool,
 }
 
 impl Default for Options {
@@ -50,17 +59,28 @@ impl Default for Options {
             positions: PositionScheme::None,
             seed: DEFAULT_SEED,
             theme: Theme::new(true),
+            model: None,
+            gpt2_dims: as_width(DEFAULT_GPT2_DIMS),
+            special_tokens: true,
         }
     }
 }
 
 /// The explorer's whole state. Only [`App::update`] changes it; the view reads it.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent switches of the explorer, not a state machine in disguise"
+)]
 pub struct App {
     textarea: TextArea<'static>,
     focus: Focus,
-    vocab: VocabKind,
+    sources: Vec<Source>,
+    source: usize,
     seed: u64,
+    gpt2_dims: usize,
+    special_tokens: bool,
     model: EmbeddingModel,
+    lookups_pending: bool,
     tokens: Vec<Token>,
     lookups: Vec<TokenLookup>,
     step: usize,
@@ -70,7 +90,60 @@ pub struct App {
     help_open: bool,
     running: bool,
     theme: Theme,
+    wide_view: WideView,
+    first_dim: usize,
+    prompt: Option<Prompt>,
+    matches: Vec<usize>,
+    status: Option<String>,
 }
+
+/// Where a model comes from: a built-in vocabulary (made on first use), or files.
+enum Source {
+    Builtin(VocabKind, Option<EmbeddingModel>),
+    Loaded(EmbeddingModel),
+}
+
+impl Source {
+    /// The model, made now if it has not been yet.
+    fn model(&mut self, seed: u64, gpt2_dims: usize) -> EmbeddingModel {
+        match self {
+            Self::Builtin(kind, made) => made
+                .get_or_insert_with(|| match kind {
+                    VocabKind::Gpt2 => EmbeddingModel::gpt2(seed, gpt2_dims),
+                    _ => EmbeddingModel::builtin(*kind, seed),
+                })
+                .clone(),
+            Self::Loaded(model) => model.clone(),
+        }
+    }
+}
+
+/// What an open prompt asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// A token's text, to find its row.
+    Search,
+    /// An id, to go to its row.
+    GoTo,
+}
+
+/// A one-line question in the help bar: find a token or go to an id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// What is asked.
+    pub kind: PromptKind,
+    /// What has been typed so far.
+    pub text: String,
+}
+
+/// How many rows a search remembers for `n`.
+const SEARCH_LIMIT: usize = 100;
+
+/// How often the explorer looks again while a table is being generated.
+const TICK: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How many dimensions `[` and `]` move the exact-values window.
+pub const DIMS_STEP: usize = 8;
 
 impl App {
     /// A new explorer with focus in the input.
@@ -88,12 +161,30 @@ impl App {
         } else {
             PositionScheme::Learned
         };
+        let mut sources: Vec<Source> = Vec::new();
+        if let Some(model) = options.model {
+            sources.push(Source::Loaded(model));
+        }
+        // The chosen vocabulary first, then the others in their usual order.
+        let start = VocabKind::ALL
+            .iter()
+            .position(|&kind| kind == options.vocab)
+            .unwrap_or(0);
+        for offset in 0..VocabKind::ALL.len() {
+            let kind = VocabKind::ALL[(start + offset) % VocabKind::ALL.len()];
+            sources.push(Source::Builtin(kind, None));
+        }
+        let model = sources[0].model(options.seed, options.gpt2_dims);
         let mut app = Self {
             textarea,
             focus: Focus::Input,
-            vocab: options.vocab,
+            sources,
+            source: 0,
             seed: options.seed,
-            model: EmbeddingModel::builtin(options.vocab, options.seed),
+            gpt2_dims: options.gpt2_dims,
+            special_tokens: options.special_tokens,
+            model,
+            lookups_pending: false,
             tokens: Vec::new(),
             lookups: Vec::new(),
             step: 0,
@@ -103,6 +194,11 @@ impl App {
             help_open: false,
             running: true,
             theme: options.theme,
+            wide_view: WideView::Strip,
+            first_dim: 0,
+            prompt: None,
+            matches: Vec::new(),
+            status: None,
         };
         app.retokenize();
         app
@@ -115,9 +211,20 @@ impl App {
     pub fn run(mut self, terminal: &mut DefaultTerminal) -> Result<()> {
         while self.running {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
+            // While a table is being generated, wake up now and then to show it when it is done.
+            if self.waiting_for_tables() && !event::poll(TICK)? {
+                self.update(Action::Tick);
+                continue;
+            }
             self.handle_event(&event::read()?);
         }
         Ok(())
+    }
+
+    /// Whether the lookups wait for a table that is still being generated.
+    #[must_use]
+    pub fn waiting_for_tables(&self) -> bool {
+        self.lookups_pending
     }
 
     /// Turns a terminal event into an action and applies it.
@@ -135,6 +242,7 @@ impl App {
                 .as_key_press_event()
                 .and_then(|key| action_for_key(key, self.scope())),
             Event::Paste(text) => Some(Action::Paste(text.clone())),
+            Event::Resize(..) => Some(Action::Tick),
             _ => None,
         }
     }
@@ -142,15 +250,19 @@ impl App {
     /// The key table's scope for the current state.
     #[must_use]
     pub fn scope(&self) -> Scope {
-        match (self.help_open, self.focus) {
-            (true, _) => Scope::Help,
-            (false, Focus::Input) => Scope::Input,
-            (false, Focus::Explorer) => Scope::Explorer,
+        match (self.help_open, &self.prompt, self.focus) {
+            (true, _, _) => Scope::Help,
+            (false, Some(_), _) => Scope::Prompt,
+            (false, None, Focus::Input) => Scope::Input,
+            (false, None, Focus::Explorer) => Scope::Explorer,
         }
     }
 
     /// The only place state changes.
     pub fn update(&mut self, action: Action) {
+        if !matches!(action, Action::PromptKey(_) | Action::Tick) {
+            self.status = None;
+        }
         match action {
             Action::Quit => self.running = false,
             Action::ToggleHelp => self.help_open = !self.help_open,
@@ -177,8 +289,9 @@ impl App {
                 self.relookup();
             }
             Action::CycleVocab => {
-                self.vocab = self.vocab.next();
-                self.model = EmbeddingModel::builtin(self.vocab, self.seed);
+                self.source = (self.source + 1) % self.sources.len();
+                self.model = self.sources[self.source].model(self.seed, self.gpt2_dims);
+                self.first_dim = 0;
                 self.retokenize();
             }
             Action::ClearInput => {
@@ -191,6 +304,38 @@ impl App {
                     self.retokenize();
                 }
             }
+            Action::ToggleSpecialTokens => {
+                self.special_tokens = !self.special_tokens;
+                self.status = Some(if self.special_tokens {
+                    "special tokens shown as the model sees them".to_owned()
+                } else {
+                    "special tokens left out".to_owned()
+                });
+                self.retokenize();
+            }
+            Action::Tick => {
+                if self.lookups_pending && self.model.is_ready() {
+                    self.relookup();
+                }
+            }
+            Action::ToggleWideView => {
+                self.wide_view = match self.wide_view {
+                    WideView::Strip => WideView::Values,
+                    WideView::Values => WideView::Strip,
+                };
+            }
+            Action::DimsLeft => self.first_dim = self.first_dim.saturating_sub(DIMS_STEP),
+            Action::DimsRight => {
+                let last = self.model.dims().saturating_sub(1);
+                self.first_dim = (self.first_dim + DIMS_STEP).min(last / DIMS_STEP * DIMS_STEP);
+                self.wide_view = WideView::Values;
+            }
+            Action::StartSearch => self.open_prompt(PromptKind::Search),
+            Action::StartGoTo => self.open_prompt(PromptKind::GoTo),
+            Action::NextMatch => self.next_match(),
+            Action::PromptKey(key) => self.edit_prompt(key),
+            Action::PromptCancel => self.prompt = None,
+            Action::PromptSubmit => self.submit_prompt(),
             Action::Edit(key) => {
                 if self.textarea.input(key) {
                     self.retokenize();
@@ -206,14 +351,114 @@ impl App {
         }
     }
 
+    fn open_prompt(&mut self, kind: PromptKind) {
+        self.prompt = Some(Prompt {
+            kind,
+            text: String::new(),
+        });
+    }
+
+    fn edit_prompt(&mut self, key: KeyEvent) {
+        let Some(prompt) = self.prompt.as_mut() else {
+            return;
+        };
+        match key.code {
+            KeyCode::Backspace => {
+                prompt.text.pop();
+            }
+            KeyCode::Char(c)
+                if !key.modifiers.contains(KeyModifiers::CONTROL)
+                    && (prompt.kind == PromptKind::Search || c.is_ascii_digit()) =>
+            {
+                prompt.text.push(c);
+            }
+            _ => {}
+        }
+    }
+
+    fn submit_prompt(&mut self) {
+        let Some(prompt) = self.prompt.take() else {
+            return;
+        };
+        let query = prompt.text.trim();
+        if query.is_empty() {
+            return;
+        }
+        match prompt.kind {
+            PromptKind::GoTo => match query.parse::<usize>() {
+                Ok(id) if id < self.model.rows() => {
+                    self.matrix_cursor = id;
+                    self.status = Some(format!("row {id}{}", self.row_name(id)));
+                }
+                _ => {
+                    self.status = Some(format!(
+                        "no row {query}: ids run from 0 to {}",
+                        self.model.rows().saturating_sub(1)
+                    ));
+                }
+            },
+            PromptKind::Search => {
+                self.matches = search_rows(&self.model, query, SEARCH_LIMIT);
+                match self.matches.first() {
+                    Some(&id) => {
+                        self.matrix_cursor = id;
+                        let more = if self.matches.len() > 1 {
+                            format!(" (1 of {}; n for the next)", self.matches.len())
+                        } else {
+                            String::new()
+                        };
+                        self.status = Some(format!("'{query}' is row {id}{more}"));
+                    }
+                    None => {
+                        self.status = Some(format!("no token matches '{query}'"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn next_match(&mut self) {
+        if self.matches.is_empty() {
+            self.status = Some("no search yet: / finds a token".to_owned());
+            return;
+        }
+        let index = self
+            .matches
+            .iter()
+            .position(|&id| id == self.matrix_cursor)
+            .map_or(0, |i| (i + 1) % self.matches.len());
+        self.matrix_cursor = self.matches[index];
+        self.status = Some(format!(
+            "row {}{} ({} of {})",
+            self.matrix_cursor,
+            self.row_name(self.matrix_cursor),
+            index + 1,
+            self.matches.len()
+        ));
+    }
+
+    fn row_name(&self, id: usize) -> String {
+        self.model
+            .token_text(id)
+            .map(|text| format!(" '{text}'"))
+            .unwrap_or_default()
+    }
+
     fn retokenize(&mut self) {
         let text = self.text();
-        self.tokens = self.model.tokenize(&text).unwrap_or_default();
+        self.tokens = match self.model.tokenizer() {
+            Some(_) => self
+                .model
+                .tokenize_with(&text, self.special_tokens)
+                .unwrap_or_default(),
+            None => ids_from_text(&text, self.model.rows()),
+        };
         self.relookup();
         self.go_to(self.step);
     }
 
     fn relookup(&mut self) {
+        self.lookups_pending = !self.model.is_ready();
         self.lookups = self.model.embed(&self.tokens, self.active_scheme());
     }
 
@@ -261,10 +506,13 @@ impl App {
         &self.model
     }
 
-    /// The current vocabulary.
+    /// The current built-in vocabulary, or `None` for a model opened from files.
     #[must_use]
-    pub fn vocab(&self) -> VocabKind {
-        self.vocab
+    pub fn vocab(&self) -> Option<VocabKind> {
+        match &self.sources[self.source] {
+            Source::Builtin(kind, _) => Some(*kind),
+            Source::Loaded(_) => None,
+        }
     }
 
     /// The sentence's tokens.
@@ -325,6 +573,27 @@ impl App {
         self.help_open
     }
 
+    /// How wide vectors are drawn now.
+    #[must_use]
+    pub fn wide_style(&self) -> WideStyle {
+        WideStyle {
+            view: self.wide_view,
+            first_dim: self.first_dim,
+        }
+    }
+
+    /// The open prompt, if any.
+    #[must_use]
+    pub fn prompt(&self) -> Option<&Prompt> {
+        self.prompt.as_ref()
+    }
+
+    /// A short answer to the last thing the user asked (a search, a go-to).
+    #[must_use]
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
     /// The styles in use.
     #[must_use]
     pub fn theme(&self) -> Theme {
@@ -332,10 +601,23 @@ impl App {
     }
 }
 
+/// Rows whose token is the query, then starts with it, then contains it (ignoring case).
+fn search_rows(model: &EmbeddingModel, query: &str, limit: usize) -> Vec<usize> {
+    match model.tokenizer() {
+        Some(tokenizer) => tokenizer.search(query, limit),
+        None => query
+            .parse::<usize>()
+            .ok()
+            .filter(|&id| id < model.rows())
+            .into_iter()
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+    use ratatui::crossterm::event::KeyEventKind;
 
     fn key(code: KeyCode) -> Event {
         Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
@@ -414,11 +696,39 @@ mod tests {
         let mut app = App::new(Options::default());
         app.handle_event(&key(KeyCode::Tab));
         app.handle_event(&key(KeyCode::Char('v')));
-        assert_eq!(app.vocab(), VocabKind::Words);
+        assert_eq!(app.vocab(), Some(VocabKind::Words));
         assert_eq!(app.model().dims(), 8);
         assert_eq!(app.text(), DEFAULT_SENTENCE);
         app.handle_event(&key(KeyCode::Char('v')));
-        assert_eq!(app.vocab(), VocabKind::Seed);
+        assert_eq!(app.vocab(), Some(VocabKind::Gpt2));
+        app.handle_event(&key(KeyCode::Char('v')));
+        assert_eq!(app.vocab(), Some(VocabKind::Seed));
+    }
+
+    #[test]
+    fn gpt2_tables_arrive_on_a_tick() {
+        let mut app = App::new(Options {
+            vocab: VocabKind::Gpt2,
+            gpt2_dims: 4,
+            ..Options::default()
+        });
+        let ids: Vec<_> = app.tokens().iter().map(|t| t.id).collect();
+        assert_eq!(ids, [Some(12792), Some(26081), Some(262), Some(21831)]);
+        while app.waiting_for_tables() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            app.update(Action::Tick);
+        }
+        assert_eq!(
+            app.lookups()[1]
+                .token_vector
+                .as_ref()
+                .map(ndarray::Array1::len),
+            Some(4)
+        );
+        // `fox` and ` fox` are different pieces under byte-pair encoding: no shared row.
+        assert!(
+            crate::core::readout::describe_copies(app.lookups(), 0, PositionScheme::None).is_none()
+        );
     }
 
     #[test]
@@ -484,6 +794,102 @@ mod tests {
         app.handle_event(&ctrl('z'));
         assert_eq!(app.text(), DEFAULT_SENTENCE);
         assert_eq!(app.tokens().len(), 4);
+    }
+
+    fn explorer_on(sentence: &str, model: Option<EmbeddingModel>) -> App {
+        let mut app = App::new(Options {
+            sentence: sentence.to_owned(),
+            model,
+            ..Options::default()
+        });
+        app.handle_event(&key(KeyCode::Enter));
+        app
+    }
+
+    fn type_prompt(app: &mut App, opener: char, text: &str) {
+        app.handle_event(&key(KeyCode::Char(opener)));
+        type_text(app, text);
+        app.handle_event(&key(KeyCode::Enter));
+    }
+
+    #[test]
+    fn search_finds_rows_and_n_goes_through_them() {
+        let mut app = explorer_on("fox", None);
+        app.handle_event(&key(KeyCode::Char('v')));
+        type_prompt(&mut app, '/', "fox");
+        let fox = app.model().tokenizer().unwrap().id_of("fox").unwrap();
+        assert_eq!(app.matrix_cursor(), fox);
+        assert!(app.status().unwrap().contains(&format!("is row {fox}")));
+        app.handle_event(&key(KeyCode::Char('n')));
+        assert_eq!(
+            app.model().token_text(app.matrix_cursor()).as_deref(),
+            Some("foxes")
+        );
+        type_prompt(&mut app, '/', "qqqq");
+        assert_eq!(app.status(), Some("no token matches 'qqqq'"));
+        assert_eq!(app.scope(), Scope::Explorer, "the prompt closes");
+    }
+
+    #[test]
+    fn go_to_an_id_or_say_why_not() {
+        let mut app = explorer_on("fox", None);
+        type_prompt(&mut app, '#', "5");
+        assert_eq!(app.matrix_cursor(), 5);
+        assert_eq!(app.status(), Some("row 5 'man'"));
+        type_prompt(&mut app, '#', "x9");
+        assert_eq!(
+            app.status(),
+            Some("no row 9: ids run from 0 to 5"),
+            "letters are not typed into an id"
+        );
+        assert_eq!(app.matrix_cursor(), 5);
+        type_prompt(&mut app, '#', "60");
+        assert_eq!(app.status(), Some("no row 60: ids run from 0 to 5"));
+        app.handle_event(&key(KeyCode::Char('#')));
+        app.handle_event(&key(KeyCode::Esc));
+        assert!(app.is_running(), "Esc closes the prompt, it does not quit");
+        assert_eq!(app.scope(), Scope::Explorer);
+    }
+
+    #[test]
+    fn a_table_without_vocabulary_takes_ids() {
+        let model = EmbeddingModel::shaped(300, 64, 16, 7).unwrap();
+        let app = explorer_on("3 1 4 999", Some(model));
+        let ids: Vec<_> = app.tokens().iter().map(|t| t.id).collect();
+        assert_eq!(ids, [Some(3), Some(1), Some(4), None]);
+        assert_eq!(app.vocab(), None);
+    }
+
+    #[test]
+    fn wide_vectors_switch_view_and_scroll() {
+        let model = EmbeddingModel::shaped(300, 64, 16, 7).unwrap();
+        let mut app = explorer_on("3 1", Some(model));
+        assert_eq!(app.wide_style().view, WideView::Strip);
+        app.handle_event(&key(KeyCode::Char(']')));
+        assert_eq!(
+            app.wide_style(),
+            WideStyle {
+                view: WideView::Values,
+                first_dim: 8
+            }
+        );
+        for _ in 0..20 {
+            app.handle_event(&key(KeyCode::Char(']')));
+        }
+        assert_eq!(
+            app.wide_style().first_dim,
+            56,
+            "the window stops at the last dimensions"
+        );
+        app.handle_event(&key(KeyCode::Char('[')));
+        app.handle_event(&key(KeyCode::Char('x')));
+        assert_eq!(
+            app.wide_style(),
+            WideStyle {
+                view: WideView::Strip,
+                first_dim: 48
+            }
+        );
     }
 
     #[test]

@@ -1,11 +1,16 @@
 //! Command-line arguments: the explorer's options and the print subcommands.
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::core::model_file::{OpenOptions, open_model};
 use crate::core::positional::PositionScheme;
 use crate::core::tokenizer::VocabKind;
-use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, DEFAULT_SEED, EmbeddingModel};
+use crate::core::weights::{
+    DEFAULT_CONTEXT_LENGTH, DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, as_width,
+};
 
 /// See what an LLM's embedding layer does: type a sentence, step through its lookups,
 /// and watch position vectors pull repeated words apart.
@@ -27,6 +32,10 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
 
+    /// A model opened from files, explored first (`v` still reaches the built-in vocabularies).
+    #[command(flatten)]
+    pub model: ModelArgs,
+
     /// A print subcommand instead of the explorer.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -39,17 +48,77 @@ pub enum Command {
     Lookup(LookupArgs),
     /// Print the weight matrix.
     Matrix(MatrixArgs),
+    /// List every tensor of a model file with its dtype and shape, and say what was detected.
+    Inspect(InspectArgs),
 }
 
-/// Which table to use: a built-in vocabulary or an unnamed `--shape`.
+/// Arguments of `embedlens inspect`.
+#[derive(Debug, clap::Args)]
+pub struct InspectArgs {
+    /// A model folder or a `.safetensors` file.
+    pub path: PathBuf,
+}
+
+/// A model opened from files, and how to read it.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct ModelArgs {
+    /// A model folder (model.safetensors or its shards, tokenizer.json, config.json) or one
+    /// .safetensors file.
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<PathBuf>,
+
+    /// The tokenizer.json to read text with (default: the one in the model folder).
+    #[arg(long, value_name = "FILE", requires = "model")]
+    pub tokenizer: Option<PathBuf>,
+
+    /// The tensor to use as the token table, instead of the detected one.
+    #[arg(long, value_name = "NAME", requires = "model")]
+    pub token_tensor: Option<String>,
+
+    /// The tensor to use as the learned position table, instead of the detected one.
+    #[arg(long, value_name = "NAME", requires = "model")]
+    pub position_tensor: Option<String>,
+
+    /// Leave out the special tokens a model's tokenizer adds (such as `[CLS]` and `[SEP]`).
+    #[arg(long)]
+    pub no_special_tokens: bool,
+
+    /// The width of the built-in gpt2 vocabulary's generated tables.
+    #[arg(long, default_value_t = DEFAULT_GPT2_DIMS, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub dim: u64,
+}
+
+impl ModelArgs {
+    /// Opens the model these arguments name, if they name one.
+    ///
+    /// # Errors
+    /// When the files are missing or unreadable; the message names the file and the problem.
+    pub fn open(&self) -> Result<Option<EmbeddingModel>> {
+        let Some(path) = &self.model else {
+            return Ok(None);
+        };
+        let options = OpenOptions {
+            tokenizer: self.tokenizer.clone(),
+            token_tensor: self.token_tensor.clone(),
+            position_tensor: self.position_tensor.clone(),
+        };
+        open_model(path, &options).map(Some)
+    }
+}
+
+/// Which table to use: a built-in vocabulary, an unnamed `--shape`, or a `--model`.
 #[derive(Debug, clap::Args)]
 pub struct TableArgs {
     /// The built-in vocabulary.
-    #[arg(long, value_enum, default_value_t = VocabKind::Seed, conflicts_with = "shape")]
+    #[arg(long, value_enum, default_value_t = VocabKind::Seed, conflicts_with_all = ["shape", "model"])]
     pub vocab: VocabKind,
 
+    /// A model opened from files instead of a built-in vocabulary.
+    #[command(flatten)]
+    pub model: ModelArgs,
+
     /// An unnamed PyTorch-initialised table of ROWSxDIMS instead of a vocabulary (use with --ids).
-    #[arg(long, value_name = "ROWSxDIMS", value_parser = parse_shape)]
+    #[arg(long, value_name = "ROWSxDIMS", value_parser = parse_shape, conflicts_with = "model")]
     pub shape: Option<(usize, usize)>,
 
     /// The seed of the PyTorch-compatible generator (`torch.manual_seed`).
@@ -127,9 +196,17 @@ impl TableArgs {
     /// # Errors
     /// When the shape is empty.
     pub fn model(&self, context_length: usize) -> Result<EmbeddingModel> {
-        match self.shape {
-            Some((rows, dims)) => EmbeddingModel::shaped(rows, dims, context_length, self.seed),
-            None => Ok(EmbeddingModel::builtin(self.vocab, self.seed)),
+        if let Some(model) = self.model.open()? {
+            return Ok(model);
+        }
+        match (self.shape, self.vocab) {
+            (Some((rows, dims)), _) => {
+                EmbeddingModel::shaped(rows, dims, context_length, self.seed)
+            }
+            (None, VocabKind::Gpt2) => {
+                Ok(EmbeddingModel::gpt2(self.seed, as_width(self.model.dim)))
+            }
+            (None, vocab) => Ok(EmbeddingModel::builtin(vocab, self.seed)),
         }
     }
 }

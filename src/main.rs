@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use clap::Parser;
 use embedlens::app::{App, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
+use embedlens::core::weights::as_width;
 use embedlens::theme::Theme;
 use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use ratatui::crossterm::execute;
@@ -16,6 +17,9 @@ fn main() -> ExitCode {
     let result = match &args.command {
         Some(Command::Lookup(lookup)) => embedlens::print::lookup(lookup, &mut std::io::stdout()),
         Some(Command::Matrix(matrix)) => embedlens::print::matrix(matrix, &mut std::io::stdout()),
+        Some(Command::Inspect(inspect)) => {
+            embedlens::print::inspect(inspect, &mut std::io::stdout())
+        }
         None => explore(&args),
     };
     match result {
@@ -35,6 +39,8 @@ fn explore(args: &Args) -> Result<()> {
              for text output use `embedlens lookup SENTENCE` or `embedlens matrix`"
         );
     }
+    // Open the model before the terminal changes, so a bad file is reported on a plain screen.
+    let model = args.model.open()?;
     let app = App::new(Options {
         sentence: args
             .sentence
@@ -44,6 +50,9 @@ fn explore(args: &Args) -> Result<()> {
         positions: args.positions,
         seed: args.seed,
         theme: Theme::from_env(),
+        model,
+        gpt2_dims: as_width(args.model.dim),
+        special_tokens: !args.model.no_special_tokens,
     });
     // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
     let previous_hook = std::panic::take_hook();

@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use ndarray::{Array1, ArrayView1};
 use serde::Serialize;
 
-use crate::cli::{Format, LookupArgs, MatrixArgs};
+use crate::cli::{Format, InspectArgs, LookupArgs, MatrixArgs};
 use crate::core::positional::PositionScheme;
 use crate::core::readout::describe_copies;
 use crate::core::text_tokenizer::TextTokenizer;
@@ -30,7 +30,9 @@ pub fn lookup(args: &LookupArgs, out: &mut impl Write) -> Result<()> {
     let model = args.table.model(args.context_length)?;
     let tokens = match (&args.ids, &args.sentence) {
         (Some(ids), _) => model.tokens_from_ids(ids)?,
-        (None, Some(sentence)) => model.tokenize(sentence)?,
+        (None, Some(sentence)) => {
+            model.tokenize_with(sentence, !args.table.model.no_special_tokens)?
+        }
         (None, None) => bail!("give a sentence, or token ids with --ids"),
     };
     if tokens.is_empty() {
@@ -72,6 +74,16 @@ fn write_or_stop<W: Write>(
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         result => Ok(result?),
     }
+}
+
+/// Prints `embedlens inspect`: every tensor of a model file and what was detected.
+///
+/// # Errors
+/// When the files cannot be read, or the output cannot be written.
+pub fn inspect(args: &InspectArgs, out: &mut impl Write) -> Result<()> {
+    let inspection = crate::core::model_file::inspect(&args.path)?;
+    write!(out, "{inspection}")?;
+    Ok(())
 }
 
 /// The table's name, as the heading of the table format says it.
@@ -124,6 +136,11 @@ struct TokenReport<'a> {
     token_vector: Option<Vec<f32>>,
     position_vector: Option<Vec<f32>>,
     input_vector: Option<Vec<f32>>,
+    /// What the model's own embedding block outputs (GPT-2: wte + wpe; BERT: the sum with
+    /// token type 0, then `LayerNorm`), beside the article's plain sum in `input_vector`.
+    model_embedding: Option<Vec<f32>>,
+    /// Whether the tokenizer added this token (such as `[CLS]`).
+    special: bool,
     warning: Option<String>,
 }
 
@@ -154,7 +171,12 @@ fn lookup_json(
                 token_vector: lookup.token_vector.as_ref().map(|v| v.to_vec()),
                 position_vector: lookup.position.vector().map(|v| v.to_vec()),
                 input_vector: lookup.input_vector.as_ref().map(|v| v.to_vec()),
-                warning: lookup.position.warning(),
+                model_embedding: lookup.model_embedding.as_ref().map(|v| v.to_vec()),
+                special: lookup.token.special,
+                warning: lookup
+                    .position
+                    .warning()
+                    .or_else(|| lookup.token.id.and_then(|id| model.non_finite_warning(id))),
             })
             .collect(),
     };
@@ -490,6 +512,7 @@ mod tests {
         match args.command.expect("a subcommand") {
             Command::Lookup(lookup_args) => lookup(&lookup_args, &mut out)?,
             Command::Matrix(matrix_args) => matrix(&matrix_args, &mut out)?,
+            Command::Inspect(inspect_args) => inspect(&inspect_args, &mut out)?,
         }
         Ok(String::from_utf8(out)?)
     }

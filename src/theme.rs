@@ -5,6 +5,8 @@ use ratatui::style::{Color, Modifier, Style};
 
 /// The marker before the row or token being looked up.
 pub const CURRENT_MARKER: &str = "▶";
+/// The marker before a row the user moved to (a search, a go-to, scrolling).
+pub const CURSOR_MARKER: &str = "›";
 /// The marker before other rows the sentence uses.
 pub const USED_MARKER: &str = "•";
 
@@ -66,6 +68,12 @@ impl Theme {
     #[must_use]
     pub fn used(self) -> Style {
         self.paint(Style::new().add_modifier(Modifier::BOLD), Color::Yellow)
+    }
+
+    /// A row the user moved to, which is not the one being looked up.
+    #[must_use]
+    pub fn cursor(self) -> Style {
+        self.paint(Style::new().add_modifier(Modifier::UNDERLINED), Color::Cyan)
     }
 
     /// Secondary text: headers, hints, ids.

@@ -110,6 +110,27 @@ fn split_body(app: &App, body: Rect, side_by_side: bool) -> [Rect; 2] {
     ]))
 }
 
+/// What to say while the tables are still being generated, if they are.
+fn generating(app: &App) -> Option<Paragraph<'static>> {
+    if app.model().is_ready() {
+        return None;
+    }
+    let model = app.model();
+    let seed = model
+        .seed()
+        .map(|seed| format!("torch.manual_seed({seed}); "))
+        .unwrap_or_default();
+    let text = format!(
+        "Generating the tables as PyTorch would: {seed}nn.Embedding({}, {}), then \
+         nn.Embedding({}, {}) for the positions…",
+        model.rows(),
+        model.dims(),
+        model.context_length(),
+        model.dims()
+    );
+    Some(Paragraph::new(Line::styled(text, app.theme().muted())).wrap(Wrap { trim: true }))
+}
+
 /// A bordered pane whose border shows whether it has the keyboard.
 fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: Theme) -> Block<'a> {
     let block = Block::bordered()

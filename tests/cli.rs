@@ -134,8 +134,10 @@ fn lookup_json_has_the_exact_schema() {
             [
                 "id",
                 "input_vector",
+                "model_embedding",
                 "position",
                 "position_vector",
+                "special",
                 "text",
                 "token_vector",
                 "warning"

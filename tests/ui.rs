@@ -104,7 +104,7 @@ fn sinusoidal_positions() {
 fn words_vocabulary_with_positions() {
     let mut app = at_second_fox();
     press(&mut app, &[KeyCode::Char('v'), KeyCode::Char('p')]);
-    assert_eq!(app.vocab(), VocabKind::Words);
+    assert_eq!(app.vocab(), Some(VocabKind::Words));
     assert_snapshot!(draw(&app, 120, 40).backend());
 }
 
@@ -207,4 +207,56 @@ fn highlights_survive_without_colour() {
         .expect("a current-row marker");
     assert!(marker.modifier.contains(Modifier::REVERSED));
     assert!(marker.fg == ratatui::style::Color::Reset);
+}
+
+/// A 2,000 × 384 table without a vocabulary, explored by ids.
+fn wide_app(sentence: &str) -> App {
+    let mut app = App::new(Options {
+        sentence: sentence.to_owned(),
+        theme: Theme::new(false),
+        model: Some(
+            embedlens::core::weights::EmbeddingModel::shaped(2000, 384, 16, 123).expect("shape"),
+        ),
+        ..Options::default()
+    });
+    press(&mut app, &[KeyCode::Enter]);
+    app
+}
+
+#[test]
+fn wide_vectors_as_strips() {
+    let mut app = wide_app("1500 7 1500");
+    press(&mut app, &[KeyCode::End, KeyCode::Char('p')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("1 cell = mean of 4 dims"), "{text}");
+    assert!(
+        text.contains("1500 at 0 and 2: same row 1500, distance 0.0000"),
+        "{text}"
+    );
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn wide_vectors_as_exact_values_scrolled_sideways() {
+    let mut app = wide_app("1500 7 1500");
+    press(&mut app, &[KeyCode::Char(']'), KeyCode::Char(']')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("d16–d"), "{text}");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn go_to_an_id_in_a_large_matrix() {
+    let mut app = wide_app("1500 7");
+    press(&mut app, &[KeyCode::Char('#')]);
+    type_text(&mut app, "1234");
+    let prompt = screen_text(&draw(&app, 120, 40));
+    assert!(prompt.contains("go to id: 1234"), "{prompt}");
+    press(&mut app, &[KeyCode::Enter]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("› 1234 "), "{text}");
+    assert!(text.contains("rows "), "{text}");
 }

@@ -1,5 +1,7 @@
 //! The maths of embedding lookups; nothing here knows about the terminal.
+pub mod block;
 pub mod metrics;
+pub mod model_file;
 pub mod positional;
 pub mod readout;
 pub mod table;

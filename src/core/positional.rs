@@ -81,9 +81,7 @@ impl PositionVector {
             } => Some(format!(
                 "position {position} is beyond the context length {context_length}"
             )),
-            Self::NoLearnedTable => {
-                Some("this model has no learned position table".to_owned())
-            }
+            Self::NoLearnedTable => Some("this model has no learned position table".to_owned()),
             Self::Absent | Self::Added(_) => None,
         }
     }

@@ -90,7 +90,13 @@ pub struct Table {
 
 impl fmt::Debug for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Table({}×{}, {})", self.rows, self.cols, self.storage_name())
+        write!(
+            f,
+            "Table({}×{}, {})",
+            self.rows,
+            self.cols,
+            self.storage_name()
+        )
     }
 }
 
@@ -102,7 +108,10 @@ impl PartialEq for Table {
             && (0..self.rows).all(|r| {
                 let (a, b) = (self.row(r), other.row(r));
                 match (a, b) {
-                    (Some(a), Some(b)) => a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits()),
+                    (Some(a), Some(b)) => a
+                        .iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.to_bits() == y.to_bits()),
                     (None, None) => true,
                     _ => false,
                 }
@@ -218,7 +227,12 @@ impl Table {
                 let size = dtype.size();
                 let start = offset + index * self.cols * size;
                 let bytes = &source.bytes()[start..start + self.cols * size];
-                Some(bytes.chunks_exact(size).map(|chunk| dtype.read(chunk)).collect())
+                Some(
+                    bytes
+                        .chunks_exact(size)
+                        .map(|chunk| dtype.read(chunk))
+                        .collect(),
+                )
             }
         }
     }
@@ -257,7 +271,10 @@ mod tests {
         let error = Table::mapped(Arc::new(vec![0u8; 20]), 0, Dtype::F32, 2, 3)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("needs more bytes than the 20 there are"), "{error}");
+        assert!(
+            error.contains("needs more bytes than the 20 there are"),
+            "{error}"
+        );
         assert!(Table::mapped(Arc::new(vec![0u8; 8]), 0, Dtype::F32, usize::MAX, 2).is_err());
     }
 

@@ -13,11 +13,13 @@ pub enum VocabKind {
     Seed,
     /// About 2,000 common English words and punctuation, eight dimensions.
     Words,
+    /// GPT-2's own byte-pair encoding (50,257 ids) with untrained, PyTorch-initialised tables.
+    Gpt2,
 }
 
 impl VocabKind {
     /// Every built-in vocabulary, in the order `v` cycles through them.
-    pub const ALL: [Self; 2] = [Self::Seed, Self::Words];
+    pub const ALL: [Self; 3] = [Self::Seed, Self::Words, Self::Gpt2];
 
     /// The name used on the command line and on screen.
     #[must_use]
@@ -25,6 +27,7 @@ impl VocabKind {
         match self {
             Self::Seed => "seed",
             Self::Words => "words",
+            Self::Gpt2 => "gpt2",
         }
     }
 
@@ -89,19 +92,21 @@ impl Vocabulary {
         }
     }
 
-    /// One of the built-in vocabularies, embedded in the binary.
+    /// One of the built-in word vocabularies, embedded in the binary (`None` for `gpt2`, which
+    /// is a byte-pair encoding, not a word list).
     #[must_use]
-    pub fn builtin(kind: VocabKind) -> Self {
+    pub fn builtin(kind: VocabKind) -> Option<Self> {
         let listing = match kind {
             VocabKind::Seed => include_str!("../../assets/seed.txt"),
             VocabKind::Words => include_str!("../../assets/words.txt"),
+            VocabKind::Gpt2 => return None,
         };
         let mut tokens: Vec<String> = listing.lines().map(str::to_owned).collect();
         if kind == VocabKind::Words {
             tokens.push(END_OF_TEXT.to_owned());
             tokens.push(UNKNOWN.to_owned());
         }
-        Self::new(kind.name(), tokens)
+        Some(Self::new(kind.name(), tokens))
     }
 
     /// The vocabulary's name.
@@ -198,6 +203,28 @@ pub fn split(text: &str) -> Vec<Range<usize>> {
     spans
 }
 
+/// Tokens for ids typed as numbers (`3 1 4` or `3,1,4`), for tables without a vocabulary.
+///
+/// Anything that is not a number below `rows` becomes a token without a row.
+#[must_use]
+pub fn ids_from_text(text: &str, rows: usize) -> Vec<Token> {
+    split(text)
+        .into_iter()
+        .filter(|span| &text[span.clone()] != ",")
+        .enumerate()
+        .map(|(position, span)| {
+            let piece = &text[span.clone()];
+            Token {
+                text: piece.to_owned(),
+                id: piece.parse::<usize>().ok().filter(|&id| id < rows),
+                span,
+                position,
+                special: false,
+            }
+        })
+        .collect()
+}
+
 /// The indices of the tokens that share a row with `tokens[index]` (itself included).
 ///
 /// Tokens with no row are compared by their lower-cased text.
@@ -247,7 +274,7 @@ mod tests {
 
     #[test]
     fn seed_vocabulary_has_the_articles_ids() {
-        let seed = Vocabulary::builtin(VocabKind::Seed);
+        let seed = Vocabulary::builtin(VocabKind::Seed).unwrap();
         assert_eq!(
             seed.tokens(),
             ["the", "quick", "fox", "dog", "bites", "man"]
@@ -261,7 +288,7 @@ mod tests {
 
     #[test]
     fn seed_vocabulary_has_no_row_for_other_words() {
-        let seed = Vocabulary::builtin(VocabKind::Seed);
+        let seed = Vocabulary::builtin(VocabKind::Seed).unwrap();
         let tokens = seed.tokenize("The cat");
         assert_eq!(tokens[0].id, Some(0), "lookup ignores case");
         assert_eq!(tokens[1].id, None);
@@ -270,7 +297,7 @@ mod tests {
 
     #[test]
     fn words_vocabulary_ends_with_its_special_tokens() {
-        let words = Vocabulary::builtin(VocabKind::Words);
+        let words = Vocabulary::builtin(VocabKind::Words).unwrap();
         let n = words.len();
         assert!((1900..=2100).contains(&n), "{n} tokens");
         assert_eq!(words.token(n - 2), Some(END_OF_TEXT));
@@ -283,7 +310,7 @@ mod tests {
 
     #[test]
     fn copies_share_an_id() {
-        let seed = Vocabulary::builtin(VocabKind::Seed);
+        let seed = Vocabulary::builtin(VocabKind::Seed).unwrap();
         let tokens = seed.tokenize("fox bites the fox");
         assert_eq!(copies_of(&tokens, 0), [0, 3]);
         assert_eq!(copies_of(&tokens, 1), [1]);
@@ -293,8 +320,19 @@ mod tests {
     }
 
     #[test]
+    fn ids_typed_as_numbers() {
+        let tokens = ids_from_text("3, 1 4,99 x", 6);
+        let ids: Vec<_> = tokens.iter().map(|t| t.id).collect();
+        assert_eq!(ids, [Some(3), Some(1), Some(4), None, None]);
+        assert_eq!(tokens[3].position, 3);
+        assert_eq!(&"3, 1 4,99 x"[tokens[2].span.clone()], "4");
+    }
+
+    #[test]
     fn vocab_kinds_cycle() {
         assert_eq!(VocabKind::Seed.next(), VocabKind::Words);
-        assert_eq!(VocabKind::Words.next(), VocabKind::Seed);
+        assert_eq!(VocabKind::Words.next(), VocabKind::Gpt2);
+        assert_eq!(VocabKind::Gpt2.next(), VocabKind::Seed);
+        assert!(Vocabulary::builtin(VocabKind::Gpt2).is_none());
     }
 }

@@ -1,8 +1,12 @@
 //! The embedding matrix and its lookup: an id is the address of a row.
 
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
 use anyhow::{Result, bail};
 use ndarray::Array1;
 
+use super::block::{EmbeddingBlock, ModelFamily, non_finite_summary};
 use super::positional::{PositionScheme, PositionVector, position_vector};
 use super::table::Table;
 use super::text_tokenizer::TextTokenizer;
@@ -13,6 +17,10 @@ use super::torch_init::TorchGenerator;
 pub const DEFAULT_SEED: u64 = 123;
 /// The learned position table's rows for `--shape` tables unless `--context-length` says otherwise.
 pub const DEFAULT_CONTEXT_LENGTH: usize = 16;
+/// The width of the built-in gpt2 tables unless `--dim` says otherwise (as in the book's chapter).
+pub const DEFAULT_GPT2_DIMS: u64 = 256;
+/// GPT-2's context length: the rows of its learned position table.
+pub const GPT2_CONTEXT_LENGTH: usize = 1024;
 
 /// A token table, an optional learned position table, and the tokenizer that names the rows.
 #[derive(Clone, Debug)]
@@ -23,6 +31,45 @@ pub struct EmbeddingModel {
     position_table: Option<Table>,
     seed: Option<u64>,
     widest_token: usize,
+    provenance: Provenance,
+}
+
+/// Where a model came from and what its file says about its embedding block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Provenance {
+    /// The family its tensor names belong to.
+    pub family: ModelFamily,
+    /// What its embedding block outputs.
+    pub block: EmbeddingBlock,
+    /// Sentences saying what was found and why it was read that way.
+    pub detection: Vec<String>,
+    /// Sentences about anything the learner should not take at face value.
+    pub warnings: Vec<String>,
+    /// The file or folder it was opened from.
+    pub source: Option<PathBuf>,
+    /// Which learned position row the model itself reads for position 0 (`RoBERTa` starts at
+    /// `pad_token_id + 1`, so 2; everything else at 0).
+    pub position_offset: usize,
+}
+
+impl Default for Provenance {
+    /// A generated table: token + learned position, nothing detected, no file.
+    fn default() -> Self {
+        Self {
+            family: ModelFamily::Generated,
+            block: EmbeddingBlock::Sum,
+            detection: Vec::new(),
+            warnings: Vec::new(),
+            source: None,
+            position_offset: 0,
+        }
+    }
+}
+
+/// A width given on the command line as a number of dimensions.
+#[must_use]
+pub fn as_width(dims: u64) -> usize {
+    usize::try_from(dims).unwrap_or(usize::MAX)
 }
 
 /// The width and context length of each built-in vocabulary.
@@ -30,6 +77,7 @@ fn builtin_shape(kind: VocabKind) -> (usize, usize) {
     match kind {
         VocabKind::Seed => (3, 16),
         VocabKind::Words => (8, 64),
+        VocabKind::Gpt2 => (as_width(DEFAULT_GPT2_DIMS), GPT2_CONTEXT_LENGTH),
     }
 }
 
@@ -50,13 +98,25 @@ impl EmbeddingModel {
             position_table,
             seed: None,
             widest_token,
+            provenance: Provenance::default(),
         }
     }
 
+    /// The same model, with what its file said about it.
+    #[must_use]
+    pub fn with_provenance(mut self, provenance: Provenance) -> Self {
+        self.provenance = provenance;
+        self
+    }
+
     /// A built-in vocabulary with `torch.manual_seed(seed)`, its token table, then its position table.
+    ///
+    /// `gpt2` has 256 dimensions here; [`EmbeddingModel::gpt2`] takes another width.
     #[must_use]
     pub fn builtin(kind: VocabKind, seed: u64) -> Self {
-        let vocabulary = Vocabulary::builtin(kind);
+        let Some(vocabulary) = Vocabulary::builtin(kind) else {
+            return Self::gpt2(seed, as_width(DEFAULT_GPT2_DIMS));
+        };
         let (dims, context_length) = builtin_shape(kind);
         let mut generator = TorchGenerator::manual_seed(seed);
         let token_table = generator.embedding(vocabulary.len(), dims);
@@ -66,6 +126,36 @@ impl EmbeddingModel {
             Some(TextTokenizer::Words(vocabulary)),
             token_table.into(),
             Some(position_table.into()),
+        );
+        model.seed = Some(seed);
+        model
+    }
+
+    /// GPT-2's tokenizer with `torch.manual_seed(seed); nn.Embedding(50257, dims)`, then
+    /// `nn.Embedding(1024, dims)`: untrained tables, as at the start of training.
+    ///
+    /// The tables are made on another thread so the first frame does not wait for them; rows
+    /// read as `None` (and [`EmbeddingModel::is_ready`] is false) until they are done.
+    ///
+    /// # Panics
+    /// Only if the GPT-2 ranks embedded in the binary are unreadable, which a build would show.
+    #[must_use]
+    pub fn gpt2(seed: u64, dims: usize) -> Self {
+        let tokenizer = TextTokenizer::gpt2().expect("the GPT-2 ranks are embedded in the binary");
+        let rows = tokenizer.vocab_size();
+        let tokens = Arc::new(OnceLock::new());
+        let positions = Arc::new(OnceLock::new());
+        let (token_cell, position_cell) = (Arc::clone(&tokens), Arc::clone(&positions));
+        std::thread::spawn(move || {
+            let mut generator = TorchGenerator::manual_seed(seed);
+            let _ = token_cell.set(generator.embedding(rows, dims));
+            let _ = position_cell.set(generator.embedding(GPT2_CONTEXT_LENGTH, dims));
+        });
+        let mut model = Self::new(
+            VocabKind::Gpt2.name(),
+            Some(tokenizer),
+            Table::deferred(rows, dims, tokens),
+            Some(Table::deferred(GPT2_CONTEXT_LENGTH, dims, positions)),
         );
         model.seed = Some(seed);
         model
@@ -122,6 +212,42 @@ impl EmbeddingModel {
         self.seed
     }
 
+    /// The family of model the tables come from (`Generated` for built-in tables).
+    #[must_use]
+    pub fn family(&self) -> ModelFamily {
+        self.provenance.family
+    }
+
+    /// Sentences saying which tables were found and why they were read that way.
+    #[must_use]
+    pub fn detection(&self) -> &[String] {
+        &self.provenance.detection
+    }
+
+    /// What the model's embedding block outputs, the vector its first layer receives.
+    #[must_use]
+    pub fn block(&self) -> &EmbeddingBlock {
+        &self.provenance.block
+    }
+
+    /// Sentences about anything in the file the learner should not take at face value.
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        &self.provenance.warnings
+    }
+
+    /// The file or folder the model was opened from, if it was.
+    #[must_use]
+    pub fn source(&self) -> Option<&Path> {
+        self.provenance.source.as_deref()
+    }
+
+    /// Which learned position row the model reads for position 0 (2 for `RoBERTa`, else 0).
+    #[must_use]
+    pub fn position_offset(&self) -> usize {
+        self.provenance.position_offset
+    }
+
     /// How many rows (ids) the matrix has.
     #[must_use]
     pub fn rows(&self) -> usize {
@@ -164,13 +290,59 @@ impl EmbeddingModel {
         self.token_table.row(id)
     }
 
+    /// A warning when row `id` holds NaN or infinite numbers, which are shown as they are.
+    ///
+    /// Only the row looked at is checked, so opening a file never reads the whole table.
+    #[must_use]
+    pub fn non_finite_warning(&self, id: usize) -> Option<String> {
+        let row = self.lookup(id)?;
+        non_finite_summary(row.view()).map(|found| {
+            format!(
+                "row {id} holds {found}; they are shown as they are, and every sum or distance \
+                 built from them is NaN or infinite too"
+            )
+        })
+    }
+
+    /// What the model's own embedding block outputs for a looked-up token: its token vector
+    /// with the model's learned position row for the token's position, whatever scheme the
+    /// explorer is showing.
+    ///
+    /// `None` when the token has no row, or the block needs a position row the table lacks.
+    #[must_use]
+    pub fn model_embedding(&self, lookup: &TokenLookup) -> Option<Array1<f32>> {
+        let token_vector = lookup.token_vector.as_ref()?;
+        self.block_output(token_vector, lookup.token.position)
+    }
+
+    fn block_output(&self, token_vector: &Array1<f32>, position: usize) -> Option<Array1<f32>> {
+        let block = self.block();
+        let learned_position = if block.uses_position_row() {
+            let row = position.checked_add(self.position_offset())?;
+            self.position_table
+                .as_ref()
+                .and_then(|table| table.row(row))
+        } else {
+            None
+        };
+        block.output(token_vector, learned_position.as_ref())
+    }
+
     /// Tokenises text with the tokenizer, special tokens included.
     ///
     /// # Errors
     /// When the table has no tokenizer, so only ids can address it.
     pub fn tokenize(&self, text: &str) -> Result<Vec<Token>> {
+        self.tokenize_with(text, true)
+    }
+
+    /// Tokenises text, with or without the special tokens the tokenizer adds.
+    ///
+    /// # Errors
+    /// When the table has no tokenizer, so only ids can address it, or the tokenizer fails.
+    pub fn tokenize_with(&self, text: &str, special_tokens: bool) -> Result<Vec<Token>> {
         match &self.tokenizer {
-            Some(tokenizer) => tokenizer.tokenize(text, true),
+            Some(tokenizer) => tokenizer.tokenize(text, special_tokens),
             None => bail!(
                 "the {} table has no vocabulary to read words with; give token ids with --ids",
                 self.label
@@ -228,11 +400,15 @@ impl EmbeddingModel {
                     (Some(vector), PositionVector::Absent) => Some(vector.clone()),
                     _ => None,
                 };
+                let model_embedding = token_vector
+                    .as_ref()
+                    .and_then(|vector| self.block_output(vector, token.position));
                 TokenLookup {
                     token: token.clone(),
                     token_vector,
                     position,
                     input_vector,
+                    model_embedding,
                 }
             })
             .collect()
@@ -250,6 +426,9 @@ pub struct TokenLookup {
     pub position: PositionVector,
     /// Token vector plus position vector: what self-attention would receive.
     pub input_vector: Option<Array1<f32>>,
+    /// What the model's own embedding block outputs here (its learned positions, its
+    /// `LayerNorm`), whatever scheme is shown; see [`EmbeddingModel::model_embedding`].
+    pub model_embedding: Option<Array1<f32>>,
 }
 
 #[cfg(test)]
@@ -365,6 +544,22 @@ mod tests {
         let error = model.tokens_from_ids(&[6]).unwrap_err().to_string();
         assert!(error.contains("id 6 has no row"), "{error}");
         assert!(EmbeddingModel::shaped(0, 3, 16, 1).is_err());
+    }
+
+    #[test]
+    fn built_in_tables_are_generated_and_their_block_sums_token_and_position() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        assert_eq!(model.family(), ModelFamily::Generated);
+        assert_eq!(model.block(), &EmbeddingBlock::Sum);
+        assert!(model.detection().is_empty() && model.warnings().is_empty());
+        assert_eq!((model.source(), model.position_offset()), (None, 0));
+        // The model's own block uses its learned rows whatever scheme is on screen.
+        let lookups = model.embed(&model.tokenize("fox bites").unwrap(), PositionScheme::None);
+        let expected = lookups[1].token_vector.as_ref().unwrap()
+            + &model.position_table().unwrap().row(1).unwrap();
+        assert_eq!(lookups[1].model_embedding.as_ref(), Some(&expected));
+        assert_eq!(model.model_embedding(&lookups[1]), Some(expected));
+        assert_eq!(model.non_finite_warning(0), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use crate::action::{Scope, bar_entries, bindings};
-use crate::app::App;
+use crate::app::{App, PromptKind};
 
 /// The lesson in a few lines, at the top of the help overlay.
 const LESSON: [&str; 4] = [
@@ -21,9 +21,23 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
     let mode = match app.scope() {
         Scope::Input => " TYPE ",
         Scope::Help => " HELP ",
+        Scope::Prompt => " FIND ",
         Scope::Explorer | Scope::Anywhere => " EXPLORE ",
     };
     let mut spans = vec![Span::styled(mode, theme.current()), Span::raw(" ")];
+    if let Some(prompt) = app.prompt() {
+        let question = match prompt.kind {
+            PromptKind::Search => "find token: ",
+            PromptKind::GoTo => "go to id: ",
+        };
+        spans.push(Span::styled(question, theme.title()));
+        spans.push(Span::raw(prompt.text.clone()));
+        spans.push(Span::styled("█", theme.key()));
+        spans.push(Span::raw("  "));
+    } else if let Some(status) = app.status() {
+        spans.push(Span::styled(status.to_owned(), theme.finding()));
+        spans.push(Span::raw("  "));
+    }
     for (keys, description) in bar_entries(app.scope()) {
         spans.push(Span::styled(keys, theme.key()));
         spans.push(Span::raw(format!(" {description}  ")));

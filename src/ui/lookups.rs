@@ -9,7 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::vector::{VALUE_WIDTH, pad, vector_lines, vector_width, window};
+use super::vector::{
+    VALUE_WIDTH, WideStyle, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line,
+    window,
+};
 use crate::app::App;
 use crate::core::positional::PositionVector;
 use crate::core::tokenizer::copies_of;
@@ -44,6 +47,8 @@ struct Columns {
     lines_per_token: usize,
     /// Columns for the values on a vector's line.
     values: usize,
+    /// How wide vectors are drawn, when the vectors are wide.
+    wide: Option<WideStyle>,
 }
 
 impl Columns {
@@ -64,8 +69,31 @@ impl Columns {
             .len()
             .max(2);
         let label = 2 + position + 1 + token + 1 + id + 1;
-        let vector = vector_width(app.model().dims());
         let vectors = if app.overlay() { 3 } else { 1 };
+        let wide = is_wide(app.model().dims()).then(|| app.wide_style());
+        if let Some(style) = wide {
+            // A wide vector takes one line whatever the width: a strip or a window of values.
+            let stacked = label + 3 * VALUE_WIDTH <= width;
+            let (arrangement, values, lead) = if stacked {
+                (Arrangement::Stacked, width.saturating_sub(label), 0)
+            } else {
+                (
+                    Arrangement::Detached,
+                    width.saturating_sub(DETACHED_INDENT),
+                    1,
+                )
+            };
+            return Self {
+                position,
+                token,
+                id,
+                arrangement,
+                lines_per_token: lead + vectors,
+                values,
+                wide: Some(style),
+            };
+        }
+        let vector = vector_width(app.model().dims());
         let one_line = label + vectors * vector + (vectors - 1) * OPERATOR_WIDTH;
         let (arrangement, values) = if one_line <= width {
             (Arrangement::OneLine, vector)
@@ -91,6 +119,15 @@ impl Columns {
             arrangement,
             lines_per_token,
             values,
+            wide: None,
+        }
+    }
+
+    /// A vector as the lines this layout gives it.
+    fn vector_rows(&self, values: ArrayView1<f32>, theme: Theme) -> Vec<Vec<Span<'static>>> {
+        match self.wide {
+            Some(style) => vec![wide_line(values, self.values, style, theme)],
+            None => vector_lines(values, self.values, theme),
         }
     }
 
@@ -147,6 +184,10 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         block
     };
     block.render(area, buf);
+    if let Some(message) = super::generating(app) {
+        message.render(inner, buf);
+        return;
+    }
     if total == 0 {
         return;
     }
@@ -180,6 +221,17 @@ fn header(app: &App, columns: &Columns, theme: Theme) -> Line<'static> {
         p = columns.position,
         i = columns.id
     );
+    if let Some(style) = columns.wide {
+        let what = if app.overlay() {
+            "token, + position, = input"
+        } else {
+            "token vector"
+        };
+        text.push_str(what);
+        text.push_str(" · ");
+        text.push_str(&wide_legend(app.model().dims(), columns.values, style));
+        return Line::styled(text, theme.muted());
+    }
     let vector = vector_width(app.model().dims());
     match (app.overlay(), columns.arrangement) {
         (true, Arrangement::OneLine) => {
@@ -306,7 +358,7 @@ fn push_vector(
     theme: Theme,
 ) {
     let mut lead = Some(lead);
-    for spans in vector_lines(values, columns.values, theme) {
+    for spans in columns.vector_rows(values, theme) {
         let first = lead
             .take()
             .unwrap_or_else(|| Span::raw(continuation.to_owned()));

@@ -9,9 +9,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::vector::{VALUE_WIDTH, pad, vector_lines, vector_width, window};
+use super::vector::{
+    VALUE_WIDTH, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line, window,
+};
 use crate::app::App;
-use crate::theme::{CURRENT_MARKER, USED_MARKER};
+use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, USED_MARKER};
 
 /// The widest a token's text may be in the matrix.
 const TOKEN_WIDTH_LIMIT: usize = 14;
@@ -69,8 +71,13 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let width = usize::from(inner.width);
     let (id_width, token_width) = label_widths(app, width);
     let values_width = width.saturating_sub(prefix_width(app, width));
+    let wide = is_wide(model.dims()).then(|| app.wide_style());
     let per_line = (values_width / VALUE_WIDTH).max(1);
-    let lines_per_row = model.dims().div_ceil(per_line).max(1);
+    let lines_per_row = if wide.is_some() {
+        1
+    } else {
+        model.dims().div_ceil(per_line).max(1)
+    };
     let header = lines_per_row == 1;
     let height = usize::from(inner.height).saturating_sub(usize::from(header));
     let shown = window(model.rows(), height / lines_per_row, app.matrix_cursor());
@@ -83,14 +90,21 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if token_width > 0 {
             text.push_str(&pad("token", token_width + 1));
         }
-        for dim in 0..model.dims() {
-            let _ = write!(text, "{:>VALUE_WIDTH$}", format!("d{dim}"));
+        match wide {
+            Some(style) => text.push_str(&wide_legend(model.dims(), values_width, style)),
+            None => {
+                for dim in 0..model.dims() {
+                    let _ = write!(text, "{:>VALUE_WIDTH$}", format!("d{dim}"));
+                }
+            }
         }
         lines.push(Line::styled(text, theme.muted()));
     }
     for id in shown.clone() {
         let (marker, style) = if Some(id) == current_id {
             (CURRENT_MARKER, Some(theme.current()))
+        } else if id == app.matrix_cursor() {
+            (CURSOR_MARKER, Some(theme.cursor()))
         } else if used.contains(&id) {
             (USED_MARKER, Some(theme.used()))
         } else {
@@ -98,15 +112,19 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         };
         let mut label = format!("{marker} {id:>id_width$} ");
         if token_width > 0 {
-            label.push_str(&pad(&model.token_text(id).unwrap_or_default(), token_width + 1));
+            label.push_str(&pad(
+                &model.token_text(id).unwrap_or_default(),
+                token_width + 1,
+            ));
         }
         let Some(row) = model.lookup(id) else {
             continue;
         };
-        for (part, values) in vector_lines(row.view(), values_width, theme)
-            .into_iter()
-            .enumerate()
-        {
+        let parts = match wide {
+            Some(style) => vec![wide_line(row.view(), values_width, style, theme)],
+            None => vector_lines(row.view(), values_width, theme),
+        };
+        for (part, values) in parts.into_iter().enumerate() {
             let lead = if part == 0 {
                 label.clone()
             } else {
@@ -134,5 +152,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         block
     };
     block.render(area, buf);
+    if let Some(message) = super::generating(app) {
+        message.render(inner, buf);
+        return;
+    }
     Paragraph::new(lines).render(inner, buf);
 }

@@ -26,6 +26,12 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 fn readout_lines(app: &App) -> Vec<Line<'static>> {
     let theme = app.theme();
     let model = app.model();
+    if app.waiting_for_tables() {
+        return vec![Line::styled(
+            "The lookups appear as soon as the tables are generated.",
+            theme.muted(),
+        )];
+    }
     let Some(lookup) = app.lookups().get(app.step()) else {
         return vec![Line::styled(
             "Type a sentence, then press Enter to step through its lookups.",

@@ -42,6 +42,125 @@ pub fn vector_lines(
     spans.chunks(per_line).map(<[Span]>::to_vec).collect()
 }
 
+/// Vectors with more dimensions than this are wide: a strip, or a sideways window of values.
+pub const WIDE_DIMS: usize = 16;
+
+/// How a wide vector is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WideView {
+    /// One cell per dimension (or per group of dimensions): shade for size, glyph and colour
+    /// for sign, so equal rows look equal at a glance.
+    Strip,
+    /// The exact values of a window of dimensions, scrolled sideways.
+    Values,
+}
+
+/// What the panes need to draw a wide vector: the view and the window's first dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideStyle {
+    /// Strip or values.
+    pub view: WideView,
+    /// The first dimension the values window shows.
+    pub first_dim: usize,
+}
+
+/// Whether vectors of this width are drawn as wide vectors.
+#[must_use]
+pub fn is_wide(dims: usize) -> bool {
+    dims > WIDE_DIMS
+}
+
+/// Positive glyphs by size: below 0.25, 0.75, 1.5, 2.5, and above.
+const POSITIVE_GLYPHS: [char; 5] = ['·', '░', '▒', '▓', '█'];
+/// Negative glyphs by size, a different family so the sign shows without colour.
+const NEGATIVE_GLYPHS: [char; 5] = ['·', '-', '=', '≡', '■'];
+
+/// The strip cell for a value: a glyph whose family gives the sign and whose weight the size.
+#[must_use]
+pub fn strip_glyph(value: f32) -> char {
+    if !value.is_finite() {
+        return '!';
+    }
+    let magnitude = value.abs();
+    let level = [0.25, 0.75, 1.5, 2.5]
+        .iter()
+        .filter(|&&limit| magnitude >= limit)
+        .count();
+    if value < 0.0 {
+        NEGATIVE_GLYPHS[level]
+    } else {
+        POSITIVE_GLYPHS[level]
+    }
+}
+
+/// Dimensions per strip cell when `dims` must fit in `width` cells.
+#[must_use]
+pub fn dims_per_cell(dims: usize, width: usize) -> usize {
+    dims.div_ceil(width.max(1)).max(1)
+}
+
+/// How many exact values fit in `width` columns.
+#[must_use]
+pub fn values_per_line(width: usize) -> usize {
+    (width / VALUE_WIDTH).max(1)
+}
+
+/// A wide vector on one line of at most `width` columns.
+#[must_use]
+pub fn wide_line(
+    values: ArrayView1<f32>,
+    width: usize,
+    style: WideStyle,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    match style.view {
+        WideView::Strip => {
+            let per_cell = dims_per_cell(values.len(), width);
+            let all: Vec<f32> = values.iter().copied().collect();
+            all.chunks(per_cell)
+                .map(|group| {
+                    #[expect(clippy::cast_precision_loss, reason = "groups are small")]
+                    let mean =
+                        group.iter().map(|&v| f64::from(v)).sum::<f64>() / group.len() as f64;
+                    #[expect(clippy::cast_possible_truncation, reason = "a display value")]
+                    let mean = mean as f32;
+                    Span::styled(strip_glyph(mean).to_string(), theme.value(mean))
+                })
+                .collect()
+        }
+        WideView::Values => values
+            .iter()
+            .skip(style.first_dim)
+            .take(values_per_line(width))
+            .map(|&value| Span::styled(format_value(value), theme.value(value)))
+            .collect(),
+    }
+}
+
+/// A line that says how to read wide vectors at a width: the strip's key, or the window shown.
+#[must_use]
+pub fn wide_legend(dims: usize, width: usize, style: WideStyle) -> String {
+    match style.view {
+        WideView::Strip => {
+            let per_cell = dims_per_cell(dims, width);
+            let cells = if per_cell == 1 {
+                "1 cell = 1 dim".to_owned()
+            } else {
+                format!("1 cell = mean of {per_cell} dims")
+            };
+            format!("{cells} · ░▒▓█ positive · -=≡■ negative · · near 0 · x: exact values")
+        }
+        WideView::Values => {
+            let last = (style.first_dim + values_per_line(width)).min(dims);
+            format!(
+                "d{}–d{} of {dims} · [ ] scroll sideways · x: strip",
+                style.first_dim,
+                last.saturating_sub(1)
+            )
+        }
+    }
+}
+
 /// The range of `total` items to show in `visible` slots so that `keep` stays in view, centred
 /// where possible.
 #[must_use]
@@ -110,6 +229,37 @@ mod tests {
         assert_eq!(window(100, 10, 99), 90..100);
         assert_eq!(window(100, 10, 0), 0..10);
         assert_eq!(window(100, 0, 5), 0..0);
+    }
+
+    #[test]
+    fn strip_glyphs_show_sign_and_size_without_colour() {
+        assert_eq!(strip_glyph(0.1), '·');
+        assert_eq!(strip_glyph(-0.1), '·');
+        assert_eq!(strip_glyph(1.0), '▒');
+        assert_eq!(strip_glyph(-1.0), '=');
+        assert_eq!(strip_glyph(3.0), '█');
+        assert_eq!(strip_glyph(-3.0), '■');
+        assert_eq!(strip_glyph(f32::NAN), '!');
+    }
+
+    #[test]
+    fn wide_vectors_fit_one_line() {
+        let v = ndarray::Array1::from_shape_fn(768, |i| if i % 2 == 0 { 1.0 } else { -1.0 });
+        let strip = WideStyle {
+            view: WideView::Strip,
+            first_dim: 0,
+        };
+        let cells = wide_line(v.view(), 100, strip, Theme::new(false));
+        assert_eq!(dims_per_cell(768, 100), 8);
+        assert_eq!(cells.len(), 96);
+        let window = WideStyle {
+            view: WideView::Values,
+            first_dim: 760,
+        };
+        let values = wide_line(v.view(), 100, window, Theme::new(false));
+        assert_eq!(values.len(), 8, "the window stops at the last dimension");
+        assert!(wide_legend(768, 100, window).starts_with("d760–d767 of 768"));
+        assert!(wide_legend(768, 100, strip).contains("mean of 8 dims"));
     }
 
     #[test]
