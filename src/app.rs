@@ -7,6 +7,7 @@ use ratatui::style::Style;
 use ratatui_textarea::{CursorMove, TextArea};
 
 use crate::action::{Action, Scope, action_for_key};
+use crate::core::metrics::typical_magnitude;
 use crate::core::positional::PositionScheme;
 use crate::core::tokenizer::{Token, VocabKind, ids_from_text};
 use crate::core::weights::{
@@ -81,6 +82,7 @@ pub struct App {
     special_tokens: bool,
     model: EmbeddingModel,
     lookups_pending: bool,
+    value_scale: f32,
     tokens: Vec<Token>,
     lookups: Vec<TokenLookup>,
     step: usize,
@@ -185,6 +187,7 @@ impl App {
             special_tokens: options.special_tokens,
             model,
             lookups_pending: false,
+            value_scale: 1.0,
             tokens: Vec::new(),
             lookups: Vec::new(),
             step: 0,
@@ -200,6 +203,7 @@ impl App {
             matches: Vec::new(),
             status: None,
         };
+        app.measure_scale();
         app.retokenize();
         app
     }
@@ -292,6 +296,7 @@ impl App {
                 self.source = (self.source + 1) % self.sources.len();
                 self.model = self.sources[self.source].model(self.seed, self.gpt2_dims);
                 self.first_dim = 0;
+                self.measure_scale();
                 self.retokenize();
             }
             Action::ClearInput => {
@@ -315,6 +320,7 @@ impl App {
             }
             Action::Tick => {
                 if self.lookups_pending && self.model.is_ready() {
+                    self.measure_scale();
                     self.relookup();
                 }
             }
@@ -380,8 +386,9 @@ impl App {
         let Some(prompt) = self.prompt.take() else {
             return;
         };
-        let query = prompt.text.trim();
-        if query.is_empty() {
+        // A leading space is part of a byte-pair token (` man` is not `man`), so keep it.
+        let query = prompt.text.trim_end();
+        if query.trim().is_empty() {
             return;
         }
         match prompt.kind {
@@ -455,6 +462,11 @@ impl App {
         };
         self.relookup();
         self.go_to(self.step);
+    }
+
+    /// Measures how large the current table's numbers are, once per table.
+    fn measure_scale(&mut self) {
+        self.value_scale = typical_magnitude(self.model.token_table()).unwrap_or(1.0);
     }
 
     fn relookup(&mut self) {
@@ -579,6 +591,7 @@ impl App {
         WideStyle {
             view: self.wide_view,
             first_dim: self.first_dim,
+            scale: self.value_scale,
         }
     }
 
@@ -866,13 +879,8 @@ mod tests {
         let mut app = explorer_on("3 1", Some(model));
         assert_eq!(app.wide_style().view, WideView::Strip);
         app.handle_event(&key(KeyCode::Char(']')));
-        assert_eq!(
-            app.wide_style(),
-            WideStyle {
-                view: WideView::Values,
-                first_dim: 8
-            }
-        );
+        let style = app.wide_style();
+        assert_eq!((style.view, style.first_dim), (WideView::Values, 8));
         for _ in 0..20 {
             app.handle_event(&key(KeyCode::Char(']')));
         }
@@ -883,12 +891,11 @@ mod tests {
         );
         app.handle_event(&key(KeyCode::Char('[')));
         app.handle_event(&key(KeyCode::Char('x')));
-        assert_eq!(
-            app.wide_style(),
-            WideStyle {
-                view: WideView::Strip,
-                first_dim: 48
-            }
+        let style = app.wide_style();
+        assert_eq!((style.view, style.first_dim), (WideView::Strip, 48));
+        assert!(
+            (style.scale - 1.0).abs() < 0.2,
+            "a generated table's values are about 1"
         );
     }
 

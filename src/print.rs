@@ -82,8 +82,7 @@ fn write_or_stop<W: Write>(
 /// When the files cannot be read, or the output cannot be written.
 pub fn inspect(args: &InspectArgs, out: &mut impl Write) -> Result<()> {
     let inspection = crate::core::model_file::inspect(&args.path)?;
-    write!(out, "{inspection}")?;
-    Ok(())
+    write_or_stop(out, |out| write!(out, "{inspection}"))
 }
 
 /// The table's name, as the heading of the table format says it.

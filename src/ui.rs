@@ -25,7 +25,7 @@ pub const MIN_HEIGHT: u16 = 16;
 const MATRIX_MIN_HEIGHT: usize = 8;
 
 /// Rows the readout keeps however tall the panes above would like to be.
-const READOUT_MIN_HEIGHT: u16 = 4;
+const READOUT_MIN_HEIGHT: u16 = 8;
 
 /// Room the lookups pane needs beside the matrix before the two are stacked instead.
 const LOOKUPS_MIN_WIDTH: u16 = 44;
@@ -47,9 +47,15 @@ impl Widget for &App {
         let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
         let (side_by_side, wanted) = body_shape(self, middle.width);
         // The panes take what they need; the readout gets the rest, and at least its minimum.
+        // The readout keeps room for its finding and explanation; more on taller terminals.
+        let readout_least = if area.height < 30 {
+            4
+        } else {
+            READOUT_MIN_HEIGHT
+        };
         let body_height = u16::try_from(wanted)
             .unwrap_or(u16::MAX)
-            .min(middle.height.saturating_sub(READOUT_MIN_HEIGHT));
+            .min(middle.height.saturating_sub(readout_least));
         let [body, readout_area] = middle.layout(&Layout::vertical([
             Constraint::Length(body_height),
             Constraint::Fill(1),

@@ -260,3 +260,46 @@ fn go_to_an_id_in_a_large_matrix() {
     assert!(text.contains("› 1234 "), "{text}");
     assert!(text.contains("rows "), "{text}");
 }
+
+/// The built-in gpt2 vocabulary with narrow tables, waited for until they are generated.
+fn gpt2_app(sentence: &str) -> App {
+    let mut app = App::new(Options {
+        sentence: sentence.to_owned(),
+        theme: Theme::new(false),
+        vocab: VocabKind::Gpt2,
+        gpt2_dims: 8,
+        ..Options::default()
+    });
+    while app.waiting_for_tables() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        app.update(embedlens::action::Action::Tick);
+    }
+    press(&mut app, &[KeyCode::Enter]);
+    app
+}
+
+#[test]
+fn gpt2_byte_pair_pieces_in_a_large_vocabulary() {
+    let app = gpt2_app("fox bites the fox");
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("0 fox #12792"), "{text}");
+    assert!(text.contains("3 ␣fox #21831"), "{text}");
+    assert!(
+        text.contains("'fox' (id 12792) at 0 and '␣fox' (id 21831) at 3"),
+        "{text}"
+    );
+    assert!(text.contains("of 50257"), "{text}");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn find_a_token_in_gpt2() {
+    let mut app = gpt2_app("dog bites man");
+    press(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, " man");
+    press(&mut app, &[KeyCode::Enter]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("' man' is row 582"), "{text}");
+    assert!(text.contains("›   582 ␣man"), "{text}");
+}

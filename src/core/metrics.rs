@@ -2,6 +2,37 @@
 
 use ndarray::ArrayView1;
 
+use super::table::Table;
+
+/// Rows [`typical_magnitude`] reads at the most, spread evenly over the table.
+const SAMPLE_ROWS: usize = 64;
+
+/// The root mean square of a sample of the table's rows: how large its numbers typically are.
+///
+/// Reads at most 64 rows, so it costs the same for any table; `None` while the table is
+/// still being made, or when the sample is all zeros or not finite.
+#[must_use]
+pub fn typical_magnitude(table: &Table) -> Option<f32> {
+    let rows = table.rows();
+    let step = rows.div_ceil(SAMPLE_ROWS).max(1);
+    let (sum, count) = (0..rows)
+        .step_by(step)
+        .filter_map(|row| table.row(row))
+        .flat_map(|row| row.to_vec())
+        .filter(|value| value.is_finite())
+        .fold((0.0f64, 0usize), |(sum, count), value| {
+            (sum + f64::from(value).powi(2), count + 1)
+        });
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "a sample of a few thousand values"
+    )]
+    let mean = sum / count.max(1) as f64;
+    #[expect(clippy::cast_possible_truncation, reason = "a display scale")]
+    let rms = mean.sqrt() as f32;
+    (rms > 0.0 && rms.is_finite()).then_some(rms)
+}
+
 /// The Euclidean distance between two vectors of equal length, summed in f64.
 #[must_use]
 pub fn euclidean_distance(a: ArrayView1<f32>, b: ArrayView1<f32>) -> f64 {
@@ -44,6 +75,14 @@ mod tests {
         let a = arr1(&[0.0f32, 3.0]);
         let b = arr1(&[4.0f32, 0.0]);
         assert!((euclidean_distance(a.view(), b.view()) - 5.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn typical_magnitude_is_the_rms_of_a_sample() {
+        let table = Table::from(ndarray::Array2::from_elem((1000, 4), -0.05f32));
+        assert!((typical_magnitude(&table).unwrap() - 0.05).abs() < 1e-6);
+        let zeros = Table::from(ndarray::Array2::<f32>::zeros((3, 2)));
+        assert_eq!(typical_magnitude(&zeros), None);
     }
 
     #[test]

@@ -63,6 +63,58 @@ pub fn describe_copies(
     ))
 }
 
+/// Explains pieces that read as the same word but are different tokens, as byte-pair
+/// encodings make them: `fox` at the start and `␣fox` after a space have different ids, so
+/// they do not even share a row.
+///
+/// `None` when no other token of the sentence is the same word under another id.
+#[must_use]
+pub fn describe_lookalikes(lookups: &[TokenLookup], index: usize) -> Option<String> {
+    let current = lookups.get(index)?;
+    let id = current.token.id?;
+    let word = bare_word(&current.token.text);
+    if word.is_empty() {
+        return None;
+    }
+    let others: Vec<&TokenLookup> = lookups
+        .iter()
+        .filter(|other| {
+            other.token.id.is_some_and(|other_id| other_id != id)
+                && bare_word(&other.token.text) == word
+        })
+        .collect();
+    let first = others.first()?;
+    let places = join_and(
+        others
+            .iter()
+            .map(|other| {
+                format!(
+                    "'{}' (id {}) at {}",
+                    other.token.text,
+                    other.token.id.unwrap_or_default(),
+                    other.token.position
+                )
+            })
+            .collect(),
+    );
+    Some(format!(
+        "'{}' (id {id}) at {} and {places} are the same word but different tokens: \
+         the tokenizer splits text into pieces, and a leading space (␣) or a capital makes \
+         another piece with its own row, so {} and {} look up different rows",
+        current.token.text,
+        current.token.position,
+        id,
+        first.token.id.unwrap_or_default()
+    ))
+}
+
+/// A token's text without its visible leading-space mark, spaces or case.
+fn bare_word(text: &str) -> String {
+    text.trim_start_matches([' ', '␣', 'Ġ'])
+        .trim()
+        .to_lowercase()
+}
+
 /// The distances from `current` to each of `others` between the vectors `pick` chooses.
 ///
 /// One other copy gives a bare number; more give `0.1234 to 2 and 0.5678 to 4`.
@@ -92,6 +144,37 @@ fn join_and(mut items: Vec<String>) -> String {
         None => String::new(),
         Some(last) if items.is_empty() => last,
         Some(last) => format!("{} and {last}", items.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod lookalike_tests {
+    use super::*;
+    use crate::core::positional::PositionScheme;
+    use crate::core::tokenizer::VocabKind;
+    use crate::core::weights::EmbeddingModel;
+
+    #[test]
+    fn byte_pair_pieces_of_one_word_are_told_apart() {
+        let model = EmbeddingModel::gpt2(1, 2);
+        let tokens = model.tokenize("fox bites the fox").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let sentence = describe_lookalikes(&lookups, 0).unwrap();
+        assert!(
+            sentence.starts_with("'fox' (id 12792) at 0 and '␣fox' (id 21831) at 3"),
+            "{sentence}"
+        );
+        assert!(describe_lookalikes(&lookups, 1).is_none());
+    }
+
+    #[test]
+    fn word_vocabularies_have_no_lookalikes() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, 123);
+        let lookups = model.embed(
+            &model.tokenize("fox bites the Fox").unwrap(),
+            PositionScheme::None,
+        );
+        assert!(describe_lookalikes(&lookups, 0).is_none());
     }
 }
 

@@ -13,6 +13,7 @@ use super::vector::{
     VALUE_WIDTH, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line, window,
 };
 use crate::app::App;
+use crate::core::block::ModelFamily;
 use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, USED_MARKER};
 
 /// The widest a token's text may be in the matrix.
@@ -55,12 +56,24 @@ pub(super) fn natural_height(app: &App) -> usize {
 
 fn title(app: &App) -> String {
     let model = app.model();
-    format!(
-        " Weight matrix · {} · {}×{} ",
-        model.label(),
-        model.rows(),
-        model.dims()
-    )
+    let shape = format!("{}×{}", model.rows(), model.dims());
+    let dtype = model
+        .token_table()
+        .dtype()
+        .map(|dtype| format!(" {dtype}"))
+        .unwrap_or_default();
+    let family = match model.family() {
+        ModelFamily::Generated | ModelFamily::Unknown => String::new(),
+        family => format!(" ({family})"),
+    };
+    if model.label() == format!("{}x{}", model.rows(), model.dims()) {
+        format!(" Weight matrix · {shape}{dtype} ")
+    } else {
+        format!(
+            " Weight matrix · {}{family} · {shape}{dtype} ",
+            model.label()
+        )
+    }
 }
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
@@ -88,7 +101,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if header {
         let mut text = format!("  {:>id_width$} ", "id");
         if token_width > 0 {
-            text.push_str(&pad("token", token_width + 1));
+            text.push_str(&pad("token", token_width));
+            text.push(' ');
         }
         match wide {
             Some(style) => text.push_str(&wide_legend(model.dims(), values_width, style)),
@@ -112,10 +126,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         };
         let mut label = format!("{marker} {id:>id_width$} ");
         if token_width > 0 {
-            label.push_str(&pad(
-                &model.token_text(id).unwrap_or_default(),
-                token_width + 1,
-            ));
+            label.push_str(&pad(&model.token_text(id).unwrap_or_default(), token_width));
+            label.push(' ');
         }
         let Some(row) = model.lookup(id) else {
             continue;

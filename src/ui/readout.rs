@@ -7,9 +7,11 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use super::vector::format_value;
 use crate::app::App;
+use crate::core::block::ModelFamily;
 use crate::core::positional::{PositionScheme, PositionVector};
-use crate::core::readout::describe_copies;
+use crate::core::readout::{describe_copies, describe_lookalikes};
 use crate::core::tokenizer::UNKNOWN;
 use crate::core::weights::TokenLookup;
 
@@ -74,6 +76,8 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
                 .to_owned()
         };
         lines.push(Line::styled(explanation, theme.muted()));
+    } else if let Some(sentence) = describe_lookalikes(app.lookups(), app.step()) {
+        lines.push(Line::styled(sentence, theme.finding()));
     } else {
         lines.push(Line::from(vec![
             Span::raw(format!(
@@ -87,6 +91,7 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
         ]));
     }
     lines.push(Line::styled(step_detail(app, lookup, id), theme.muted()));
+    lines.extend(model_block_lines(app, lookup));
     lines.push(Line::default());
     lines.push(Line::styled(why_it_matters(app), theme.muted()));
     if model.token_text(id).as_deref() == Some(UNKNOWN) {
@@ -157,4 +162,50 @@ fn why_it_matters(app: &App) -> String {
          'man bites dog'. Position vectors (p) are what carry the order."
             .to_owned()
     }
+}
+
+/// For a model read from files: what its own embedding block outputs for this token.
+fn model_block_lines(app: &App, lookup: &TokenLookup) -> Vec<Line<'static>> {
+    let model = app.model();
+    if model.family() == ModelFamily::Generated {
+        return Vec::new();
+    }
+    let theme = app.theme();
+    let mut lines = vec![Line::styled(
+        format!(
+            "This {} model's embedding block outputs {}:",
+            model.family(),
+            model.block().formula()
+        ),
+        theme.muted(),
+    )];
+    if let Some(output) = &lookup.model_embedding {
+        let shown = 12.min(output.len());
+        let mut spans = vec![Span::raw("  ")];
+        spans.extend(
+            output
+                .iter()
+                .take(shown)
+                .map(|&value| Span::styled(format_value(value), theme.value(value))),
+        );
+        if output.len() > shown {
+            spans.push(Span::styled(
+                format!(
+                    "  … {} more (lookup --format json prints all)",
+                    output.len() - shown
+                ),
+                theme.muted(),
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+    for warning in model.warnings() {
+        lines.push(Line::styled(warning.clone(), theme.warning()));
+    }
+    if let Some(id) = lookup.token.id
+        && let Some(warning) = model.non_finite_warning(id)
+    {
+        lines.push(Line::styled(warning, theme.warning()));
+    }
+    lines
 }

@@ -56,12 +56,15 @@ pub enum WideView {
 }
 
 /// What the panes need to draw a wide vector: the view and the window's first dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WideStyle {
     /// Strip or values.
     pub view: WideView,
     /// The first dimension the values window shows.
     pub first_dim: usize,
+    /// The table's typical magnitude: strip shades and colours are relative to it, so a
+    /// trained model's small numbers show as plainly as the generated tables' large ones.
+    pub scale: f32,
 }
 
 /// Whether vectors of this width are drawn as wide vectors.
@@ -75,7 +78,8 @@ const POSITIVE_GLYPHS: [char; 5] = ['·', '░', '▒', '▓', '█'];
 /// Negative glyphs by size, a different family so the sign shows without colour.
 const NEGATIVE_GLYPHS: [char; 5] = ['·', '-', '=', '≡', '■'];
 
-/// The strip cell for a value: a glyph whose family gives the sign and whose weight the size.
+/// The strip cell for a value (in units of the table's typical magnitude): a glyph whose
+/// family gives the sign and whose weight the size.
 #[must_use]
 pub fn strip_glyph(value: f32) -> char {
     if !value.is_finite() {
@@ -123,8 +127,8 @@ pub fn wide_line(
                     let mean =
                         group.iter().map(|&v| f64::from(v)).sum::<f64>() / group.len() as f64;
                     #[expect(clippy::cast_possible_truncation, reason = "a display value")]
-                    let mean = mean as f32;
-                    Span::styled(strip_glyph(mean).to_string(), theme.value(mean))
+                    let relative = (mean as f32) / style.scale;
+                    Span::styled(strip_glyph(relative).to_string(), theme.value(relative))
                 })
                 .collect()
         }
@@ -132,7 +136,7 @@ pub fn wide_line(
             .iter()
             .skip(style.first_dim)
             .take(values_per_line(width))
-            .map(|&value| Span::styled(format_value(value), theme.value(value)))
+            .map(|&value| Span::styled(format_value(value), theme.value(value / style.scale)))
             .collect(),
     }
 }
@@ -148,7 +152,12 @@ pub fn wide_legend(dims: usize, width: usize, style: WideStyle) -> String {
             } else {
                 format!("1 cell = mean of {per_cell} dims")
             };
-            format!("{cells} · ░▒▓█ positive · -=≡■ negative · · near 0 · x: exact values")
+            let unit = if (style.scale - 1.0).abs() < 0.05 {
+                String::new()
+            } else {
+                format!(" (units of the typical size {:.4})", style.scale)
+            };
+            format!("{cells} · ░▒▓█ positive · -=≡■ negative · · near 0{unit} · x: values")
         }
         WideView::Values => {
             let last = (style.first_dim + values_per_line(width)).min(dims);
@@ -248,6 +257,7 @@ mod tests {
         let strip = WideStyle {
             view: WideView::Strip,
             first_dim: 0,
+            scale: 1.0,
         };
         let cells = wide_line(v.view(), 100, strip, Theme::new(false));
         assert_eq!(dims_per_cell(768, 100), 8);
@@ -255,6 +265,7 @@ mod tests {
         let window = WideStyle {
             view: WideView::Values,
             first_dim: 760,
+            scale: 1.0,
         };
         let values = wide_line(v.view(), 100, window, Theme::new(false));
         assert_eq!(values.len(), 8, "the window stops at the last dimension");
