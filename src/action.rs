@@ -251,7 +251,7 @@ static BINDINGS: &[Binding] = &[
         &[ch('p')],
         A::TogglePositions,
         "p",
-        "add position vectors: token + position = input",
+        "add positions: token + position = input",
         Some(("p", "positions")),
     ),
     b(
@@ -259,7 +259,7 @@ static BINDINGS: &[Binding] = &[
         &[ch('m')],
         A::CycleScheme,
         "m",
-        "switch position scheme (learned, sinusoidal)",
+        "position scheme: learned, sinusoidal",
         Some(("m", "scheme")),
     ),
     b(
@@ -267,7 +267,7 @@ static BINDINGS: &[Binding] = &[
         &[ch('v')],
         A::CycleVocab,
         "v",
-        "switch vocabulary (seed, words)",
+        "vocabulary: seed, words, gpt2, your model",
         Some(("v", "vocab")),
     ),
     b(
@@ -299,7 +299,7 @@ static BINDINGS: &[Binding] = &[
         &[ch('s')],
         A::ToggleSpecialTokens,
         "s",
-        "show or leave out special tokens such as [CLS] and [SEP]",
+        "special tokens ([CLS], [SEP]) on or off",
         None,
     ),
     b(
@@ -494,6 +494,17 @@ mod tests {
                     "{key:?} is bound twice in {scope:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn descriptions_fit_a_help_column() {
+        for binding in bindings() {
+            assert!(
+                binding.description.chars().count() <= 42,
+                "{}",
+                binding.description
+            );
         }
     }
 

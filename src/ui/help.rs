@@ -5,8 +5,14 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
+use super::vector::pad;
 use crate::action::{Scope, bar_entries, bindings};
 use crate::app::{App, PromptKind};
+
+/// The widest the help overlay gets.
+const HELP_WIDTH: u16 = 112;
+/// Columns of one key and its description in the help overlay.
+const COLUMN_WIDTH: usize = 54;
 
 /// The lesson in a few lines, at the top of the help overlay.
 const LESSON: [&str; 4] = [
@@ -47,6 +53,9 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
 
 pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
+    let popup_width = area.width.min(HELP_WIDTH);
+    // Side by side when there is room, so the whole table fits on a 40-row terminal.
+    let two_columns = usize::from(popup_width.saturating_sub(2)) >= 2 * COLUMN_WIDTH;
     let mut lines: Vec<Line> = LESSON.iter().map(|line| Line::raw(*line)).collect();
     for (scope, heading) in [
         (Scope::Input, "While typing"),
@@ -55,17 +64,28 @@ pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
     ] {
         lines.push(Line::default());
         lines.push(Line::styled(heading, theme.title()));
-        for binding in bindings().iter().filter(|b| b.scope == scope) {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {:<10}", binding.keys_label), theme.key()),
-                Span::raw(binding.description),
-            ]));
+        let entries: Vec<Vec<Span>> = bindings()
+            .iter()
+            .filter(|b| b.scope == scope)
+            .map(|binding| {
+                vec![
+                    Span::styled(format!("  {:<10}", binding.keys_label), theme.key()),
+                    Span::raw(pad(binding.description, COLUMN_WIDTH - 12)),
+                ]
+            })
+            .collect();
+        if two_columns {
+            for pair in entries.chunks(2) {
+                lines.push(Line::from(pair.concat()));
+            }
+        } else {
+            lines.extend(entries.into_iter().map(Line::from));
         }
     }
     lines.push(Line::default());
     lines.push(Line::styled("? or Esc closes this help.", theme.muted()));
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-    let popup = area.centered(Constraint::Length(92), Constraint::Length(height));
+    let popup = area.centered(Constraint::Length(popup_width), Constraint::Length(height));
     Clear.render(popup, buf);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
