@@ -199,15 +199,16 @@ impl TableArgs {
         if let Some(model) = self.model.open()? {
             return Ok(model);
         }
-        match (self.shape, self.vocab) {
+        let model = match (self.shape, self.vocab) {
             (Some((rows, dims)), _) => {
-                EmbeddingModel::shaped(rows, dims, context_length, self.seed)
+                EmbeddingModel::shaped(rows, dims, context_length, self.seed)?
             }
-            (None, VocabKind::Gpt2) => {
-                Ok(EmbeddingModel::gpt2(self.seed, as_width(self.model.dim)))
-            }
-            (None, vocab) => Ok(EmbeddingModel::builtin(vocab, self.seed)),
-        }
+            (None, VocabKind::Gpt2) => EmbeddingModel::gpt2(self.seed, as_width(self.model.dim)),
+            (None, vocab) => EmbeddingModel::builtin(vocab, self.seed),
+        };
+        // A printout reads every row it prints, so it waits for generated tables.
+        model.wait_until_ready();
+        Ok(model)
     }
 }
 

@@ -33,14 +33,14 @@ fn main() -> ExitCode {
 
 /// Opens the explorer in the terminal and runs it until the user quits.
 fn explore(args: &Args) -> Result<()> {
+    // Open the model before the terminal changes, so a bad file is reported on a plain screen.
+    let model = args.model.open()?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         bail!(
             "the explorer needs a terminal to draw in; \
              for text output use `embedlens lookup SENTENCE` or `embedlens matrix`"
         );
     }
-    // Open the model before the terminal changes, so a bad file is reported on a plain screen.
-    let model = args.model.open()?;
     let app = App::new(Options {
         sentence: args
             .sentence

@@ -202,6 +202,13 @@ impl Table {
         }
     }
 
+    /// Blocks until every row can be read (returns at once unless the table is being made).
+    pub fn wait(&self) {
+        if let Storage::Deferred(cell) = &self.storage {
+            cell.wait();
+        }
+    }
+
     fn storage_name(&self) -> String {
         match &self.storage {
             Storage::Owned(_) => "in memory".to_owned(),
@@ -284,7 +291,9 @@ mod tests {
         let table = Table::deferred(2, 2, Arc::clone(&cell));
         assert!(!table.is_ready());
         assert_eq!(table.row(0), None);
-        cell.set(Array2::from_elem((2, 2), 1.5)).unwrap();
+        let maker = std::thread::spawn(move || cell.set(Array2::from_elem((2, 2), 1.5)).unwrap());
+        table.wait();
+        maker.join().unwrap();
         assert!(table.is_ready());
         assert_eq!(table.row(1).unwrap().to_vec(), [1.5, 1.5]);
     }

@@ -272,6 +272,14 @@ impl EmbeddingModel {
         self.token_table.is_ready() && self.position_table.as_ref().is_none_or(Table::is_ready)
     }
 
+    /// Blocks until every table can be read: what a printout needs before it reads rows.
+    pub fn wait_until_ready(&self) {
+        self.token_table.wait();
+        if let Some(table) = &self.position_table {
+            table.wait();
+        }
+    }
+
     /// The widest token text in terminal columns.
     #[must_use]
     pub fn widest_token(&self) -> usize {
