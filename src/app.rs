@@ -19,6 +19,9 @@ use crate::ui::vector::{WideStyle, WideView};
 /// The sentence the explorer opens with: one word appears twice.
 pub const DEFAULT_SENTENCE: &str = "fox bites the fox";
 
+/// The default sentence as ids, for tables read by id: fox bites the fox in the seed vocabulary.
+pub const DEFAULT_IDS: &str = "2 4 0 2";
+
 /// How many rows PgUp and PgDn move the matrix.
 pub const PAGE_ROWS: usize = 10;
 
@@ -50,6 +53,8 @@ pub struct Options {
     pub gpt2_dims: usize,
     /// Whether a model's tokenizer adds its special tokens (such as `[CLS]`).
     pub special_tokens: bool,
+    /// Read the input as token ids (`3 1 4`) even when there is a tokenizer.
+    pub ids: bool,
 }
 
 impl Default for Options {
@@ -63,6 +68,7 @@ impl Default for Options {
             model: None,
             gpt2_dims: as_width(DEFAULT_GPT2_DIMS),
             special_tokens: true,
+            ids: false,
         }
     }
 }
@@ -80,6 +86,7 @@ pub struct App {
     seed: u64,
     gpt2_dims: usize,
     special_tokens: bool,
+    ids: bool,
     model: EmbeddingModel,
     lookups_pending: bool,
     value_scale: f32,
@@ -185,6 +192,7 @@ impl App {
             seed: options.seed,
             gpt2_dims: options.gpt2_dims,
             special_tokens: options.special_tokens,
+            ids: options.ids,
             model,
             lookups_pending: false,
             value_scale: 1.0,
@@ -453,7 +461,7 @@ impl App {
 
     fn retokenize(&mut self) {
         let text = self.text();
-        self.tokens = match self.model.tokenizer() {
+        self.tokens = match self.model.tokenizer().filter(|_| !self.ids) {
             Some(_) => self
                 .model
                 .tokenize_with(&text, self.special_tokens)

@@ -36,6 +36,10 @@ pub struct Args {
     #[command(flatten)]
     pub model: ModelArgs,
 
+    /// Type token ids (such as `3 1 4`) instead of text, even when there is a tokenizer.
+    #[arg(long)]
+    pub ids: bool,
+
     /// A print subcommand instead of the explorer.
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use clap::Parser;
-use embedlens::app::{App, DEFAULT_SENTENCE, Options};
+use embedlens::app::{App, DEFAULT_IDS, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
 use embedlens::core::weights::as_width;
 use embedlens::theme::Theme;
@@ -42,10 +42,19 @@ fn explore(args: &Args) -> Result<()> {
         );
     }
     let app = App::new(Options {
-        sentence: args
-            .sentence
-            .clone()
-            .unwrap_or_else(|| DEFAULT_SENTENCE.to_owned()),
+        sentence: args.sentence.clone().unwrap_or_else(|| {
+            // Without a tokenizer the input is ids: the default sentence's own ids.
+            let reads_ids = args.ids
+                || model
+                    .as_ref()
+                    .is_some_and(|model| model.tokenizer().is_none());
+            if reads_ids {
+                DEFAULT_IDS
+            } else {
+                DEFAULT_SENTENCE
+            }
+            .to_owned()
+        }),
         vocab: args.vocab,
         positions: args.positions,
         seed: args.seed,
@@ -53,6 +62,7 @@ fn explore(args: &Args) -> Result<()> {
         model,
         gpt2_dims: as_width(args.model.dim),
         special_tokens: !args.model.no_special_tokens,
+        ids: args.ids,
     });
     // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
     let previous_hook = std::panic::take_hook();

@@ -303,3 +303,49 @@ fn find_a_token_in_gpt2() {
     assert!(text.contains("' man' is row 582"), "{text}");
     assert!(text.contains("›   582 ␣man"), "{text}");
 }
+
+/// Writes a Llama-style single-file model (`model.embed_tokens.weight`, no position table).
+fn rotary_model_file() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("embedlens-ui-rotary-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("tiny-llama.safetensors");
+    let (rows, dims) = (40usize, 12usize);
+    let bytes: Vec<u8> = (0..rows * dims)
+        .flat_map(|i| {
+            #[expect(clippy::cast_precision_loss, reason = "small test values")]
+            let value = ((i % 17) as f32 - 8.0) / 16.0;
+            value.to_le_bytes()
+        })
+        .collect();
+    let view =
+        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![rows, dims], &bytes)
+            .expect("tensor");
+    safetensors::serialize_to_file([("model.embed_tokens.weight", view)], None, &path)
+        .expect("write");
+    path
+}
+
+#[test]
+fn a_rotary_model_has_no_position_table_and_says_why() {
+    let path = rotary_model_file();
+    let model = embedlens::core::model_file::open_model(&path, &Default::default()).expect("open");
+    std::fs::remove_dir_all(path.parent().expect("dir")).expect("clean up");
+    let mut app = App::new(Options {
+        sentence: "2 4 0 2".to_owned(),
+        theme: Theme::new(false),
+        model: Some(model),
+        ..Options::default()
+    });
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::End, KeyCode::Char('p')],
+    );
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("This model has no learned position table"),
+        "{text}"
+    );
+    assert!(text.contains("rotary"), "{text}");
+    assert_snapshot!(terminal.backend());
+}

@@ -25,6 +25,11 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .render(area, buf);
 }
 
+/// Why nothing is added for a model without a learned position table.
+const NO_TABLE_EXPLANATION: &str = "This model has no learned position table: it keeps position \
+    out of the embedding layer (Llama-style models rotate queries and keys inside attention), so \
+    the copies stay identical here. m switches to sinusoidal vectors to see what adding one does.";
+
 fn readout_lines(app: &App) -> Vec<Line<'static>> {
     let theme = app.theme();
     let model = app.model();
@@ -66,7 +71,9 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if let Some(sentence) = describe_copies(app.lookups(), app.step(), app.active_scheme()) {
         lines.push(Line::styled(sentence, theme.finding()));
-        let explanation = if app.overlay() {
+        let explanation = if lookup.position == PositionVector::NoLearnedTable {
+            NO_TABLE_EXPLANATION.to_owned()
+        } else if app.overlay() {
             format!(
                 "Same row, but different {} position vectors: the input vectors now differ.",
                 app.scheme()
@@ -107,7 +114,9 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
             ),
         );
     }
-    if let Some(warning) = lookup.position.warning() {
+    if let PositionVector::BeyondContext { .. } = lookup.position
+        && let Some(warning) = lookup.position.warning()
+    {
         lines.insert(
             0,
             Line::styled(
