@@ -296,7 +296,7 @@ impl App {
                 self.relookup();
             }
             Action::CycleScheme => {
-                self.scheme = self.scheme.next_additive();
+                self.scheme = self.scheme.next();
                 self.overlay = true;
                 self.relookup();
             }

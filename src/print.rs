@@ -113,6 +113,9 @@ fn scheme_name(model: &EmbeddingModel, scheme: PositionScheme) -> String {
         PositionScheme::Learned => {
             format!("learned (context length {})", model.context_length())
         }
+        PositionScheme::Rope | PositionScheme::Alibi => {
+            format!("{scheme} (inside attention: nothing is added to the token vectors)")
+        }
         PositionScheme::None | PositionScheme::Sinusoidal => scheme.to_string(),
     }
 }

@@ -328,7 +328,11 @@ fn rotary_model_file() -> std::path::PathBuf {
 #[test]
 fn a_rotary_model_has_no_position_table_and_says_why() {
     let path = rotary_model_file();
-    let model = embedlens::core::model_file::open_model(&path, &Default::default()).expect("open");
+    let model = embedlens::core::model_file::open_model(
+        &path,
+        &embedlens::core::model_file::OpenOptions::default(),
+    )
+    .expect("open");
     std::fs::remove_dir_all(path.parent().expect("dir")).expect("clean up");
     let mut app = App::new(Options {
         sentence: "2 4 0 2".to_owned(),

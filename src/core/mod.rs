@@ -1,9 +1,12 @@
 //! The maths of embedding lookups; nothing here knows about the terminal.
+pub mod attention;
 pub mod block;
+pub mod compare;
 pub mod metrics;
 pub mod model_file;
 pub mod positional;
 pub mod readout;
+pub mod similarity;
 pub mod table;
 pub mod text_tokenizer;
 pub mod tokenizer;

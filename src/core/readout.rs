@@ -50,6 +50,11 @@ pub fn describe_copies(
     );
     let with_positions = if scheme == PositionScheme::None {
         String::new()
+    } else if !scheme.is_additive() {
+        format!(
+            "; {scheme} adds nothing here (still {}): position enters inside attention",
+            distances(current, &others, |lookup| lookup.input_vector.as_ref()),
+        )
     } else {
         format!(
             "; with {scheme} positions {}",

@@ -243,6 +243,51 @@ impl Table {
             }
         }
     }
+
+    /// Calls `visit(id, row)` for every row in id order, without allocating a vector per row:
+    /// what a pass over a whole 50,257-row table needs.
+    ///
+    /// Returns false, visiting nothing, while a deferred table is still being made.
+    pub fn for_each_row(&self, mut visit: impl FnMut(usize, &[f32])) -> bool {
+        let array = match &self.storage {
+            Storage::Owned(array) => array.as_ref(),
+            Storage::Deferred(cell) => match cell.get() {
+                Some(array) => array,
+                None => return false,
+            },
+            Storage::Mapped {
+                source,
+                offset,
+                dtype,
+            } => {
+                let size = dtype.size();
+                let row_bytes = self.cols * size;
+                let mut row = Vec::with_capacity(self.cols);
+                for index in 0..self.rows {
+                    let start = offset + index * row_bytes;
+                    row.clear();
+                    row.extend(
+                        source.bytes()[start..start + row_bytes]
+                            .chunks_exact(size)
+                            .map(|chunk| dtype.read(chunk)),
+                    );
+                    visit(index, &row);
+                }
+                return true;
+            }
+        };
+        let mut copy = Vec::new();
+        for (index, row) in array.rows().into_iter().enumerate() {
+            if let Some(slice) = row.as_slice() {
+                visit(index, slice);
+            } else {
+                copy.clear();
+                copy.extend(row.iter().copied());
+                visit(index, &copy);
+            }
+        }
+        true
+    }
 }
 
 #[cfg(test)]
@@ -296,6 +341,36 @@ mod tests {
         maker.join().unwrap();
         assert!(table.is_ready());
         assert_eq!(table.row(1).unwrap().to_vec(), [1.5, 1.5]);
+    }
+
+    #[test]
+    fn every_row_is_visited_in_order_whatever_the_storage() {
+        let values = [1.0f32, -2.5, 0.375, 4.0, 0.5, -0.25];
+        let collect = |table: &Table| {
+            let mut rows = Vec::new();
+            let ready = table.for_each_row(|id, row| rows.push((id, row.to_vec())));
+            (ready, rows)
+        };
+        let expected = vec![(0, vec![1.0, -2.5, 0.375]), (1, vec![4.0, 0.5, -0.25])];
+        let owned = Table::from(Array2::from_shape_vec((2, 3), values.to_vec()).unwrap());
+        assert_eq!(collect(&owned), (true, expected.clone()));
+        let mapped = Table::mapped(
+            Arc::new(bytes_of(&values, Dtype::BF16)),
+            0,
+            Dtype::BF16,
+            2,
+            3,
+        )
+        .unwrap();
+        assert_eq!(collect(&mapped), (true, expected.clone()));
+        let transposed = Table::from(
+            Array2::from_shape_vec((3, 2), vec![1.0, 4.0, -2.5, 0.5, 0.375, -0.25])
+                .unwrap()
+                .reversed_axes(),
+        );
+        assert_eq!(collect(&transposed), (true, expected));
+        let cell = Arc::new(OnceLock::new());
+        assert_eq!(collect(&Table::deferred(2, 3, cell)), (false, Vec::new()));
     }
 
     #[test]

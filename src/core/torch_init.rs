@@ -180,6 +180,20 @@ impl TorchGenerator {
         self.normal_fill(&mut values, 0.0, 1.0);
         Array2::from_shape_vec((rows, cols), values).expect("rows * cols values were made")
     }
+
+    /// `torch.rand(rows, cols)` drawn next from this generator: uniform numbers in [0, 1).
+    ///
+    /// PyTorch's CPU `uniform_` for float32 takes one 32-bit draw per element, in order, and
+    /// keeps its low 24 bits: `(u32 & 0xFFFFFF) * 2^-24`. It neither reads nor changes the
+    /// cached normal sample.
+    ///
+    /// # Panics
+    /// Never: the buffer always holds `rows * cols` values.
+    #[must_use]
+    pub fn rand(&mut self, rows: usize, cols: usize) -> Array2<f32> {
+        let values = (0..rows * cols).map(|_| self.uniform_f32()).collect();
+        Array2::from_shape_vec((rows, cols), values).expect("rows * cols values were made")
+    }
 }
 
 /// One 16-value Box-Muller block of PyTorch's vectorised kernel.
@@ -374,6 +388,57 @@ mod tests {
         let mut small = TorchGenerator::manual_seed(9);
         let mut large = TorchGenerator::manual_seed(9 + (1 << 32));
         assert_eq!(small.embedding(2, 9), large.embedding(2, 9));
+    }
+
+    /// Four decimals of each value, row by row, as PyTorch prints them.
+    fn printed(matrix: &Array2<f32>) -> Vec<String> {
+        matrix.iter().map(|value| format!("{value:.4}")).collect()
+    }
+
+    #[test]
+    fn rand_matches_the_attention_chapter() {
+        // torch.manual_seed(123); W_query, W_key, W_value = torch.rand(3, 2) three times, as
+        // printed in chapter 3 of "Build a Large Language Model (From Scratch)".
+        let mut generator = TorchGenerator::manual_seed(123);
+        let (query, key, value) = (
+            generator.rand(3, 2),
+            generator.rand(3, 2),
+            generator.rand(3, 2),
+        );
+        assert_eq!(
+            printed(&query),
+            ["0.2961", "0.5166", "0.2517", "0.6886", "0.0740", "0.8665"]
+        );
+        assert_eq!(
+            printed(&key),
+            ["0.1366", "0.1025", "0.1841", "0.7264", "0.3153", "0.6871"]
+        );
+        assert_eq!(
+            printed(&value),
+            ["0.0756", "0.1966", "0.3164", "0.4017", "0.1186", "0.8274"]
+        );
+        // The draws run on across shapes: rand(4, 4) is the same sixteen numbers in order.
+        let square = TorchGenerator::manual_seed(123).rand(4, 4);
+        let sequence: Vec<f32> = query.iter().chain(&key).chain(&value).copied().collect();
+        assert_eq!(
+            square.iter().take(16).copied().collect::<Vec<_>>(),
+            sequence[..16]
+        );
+    }
+
+    #[expect(
+        clippy::float_cmp,
+        reason = "a 24-bit fraction is exact in both widths"
+    )]
+    #[test]
+    fn rand_is_the_low_24_bits_of_each_draw() {
+        let mut twister = Mt19937::new(7);
+        let values = TorchGenerator::manual_seed(7).rand(2, 5);
+        for value in values {
+            let expected = f64::from(twister.next_u32() & 0x00FF_FFFF) / 16_777_216.0;
+            assert_eq!(f64::from(value), expected);
+            assert!((0.0..1.0).contains(&value));
+        }
     }
 
     #[test]

@@ -405,7 +405,9 @@ impl EmbeddingModel {
                 };
                 let input_vector = match (&token_vector, &position) {
                     (Some(vector), PositionVector::Added(added)) => Some(vector + added),
-                    (Some(vector), PositionVector::Absent) => Some(vector.clone()),
+                    (Some(vector), PositionVector::Absent | PositionVector::InAttention(_)) => {
+                        Some(vector.clone())
+                    }
                     _ => None,
                 };
                 let model_embedding = token_vector

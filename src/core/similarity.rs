@@ -1,0 +1,308 @@
+//! Which vectors point the same way: cosine similarities, nearest rows, and why a lookup is a
+//! one-hot matrix product.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+use ndarray::{Array1, Array2, ArrayView1};
+
+use super::table::Table;
+
+/// The cosine similarity of every pair of vectors: entry `[i, j]` is `cos(v_i, v_j)`.
+///
+/// Summed in f64 exactly as [`nearest_rows`] sums, so the two agree to the bit. The matrix is
+/// symmetric; a pair with a zero-length vector has no angle and is NaN there.
+#[must_use]
+pub fn cosine_matrix(vectors: &[Array1<f32>]) -> Array2<f64> {
+    let vectors: Vec<Vec<f32>> = vectors.iter().map(|vector| vector.to_vec()).collect();
+    let norms: Vec<f64> = vectors.iter().map(|v| dot(v, v).sqrt()).collect();
+    let count = vectors.len();
+    let mut matrix = Array2::zeros((count, count));
+    for i in 0..count {
+        for j in i..count {
+            let denominator = norms[i] * norms[j];
+            let cosine = if denominator > 0.0 {
+                dot(&vectors[i], &vectors[j]) / denominator
+            } else {
+                f64::NAN
+            };
+            matrix[[i, j]] = cosine;
+            matrix[[j, i]] = cosine;
+        }
+    }
+    matrix
+}
+
+/// The `k` rows of the table whose cosine similarity with `vector` is highest, best first,
+/// as (id, cosine); equal cosines put the lower id first.
+///
+/// Exact: every row, every dimension, summed in f64, no projection or sampling. Rows of zero
+/// length (no angle) and rows whose cosine is not a number are skipped. Empty when `vector`
+/// has zero length or the wrong width, or while the table is still being made.
+#[must_use]
+pub fn nearest_rows(table: &Table, vector: ArrayView1<f32>, k: usize) -> Vec<(usize, f64)> {
+    let query: Vec<f32> = vector.to_vec();
+    let query_norm = dot(&query, &query).sqrt();
+    if k == 0 || query.len() != table.cols() || !(query_norm > 0.0 && query_norm.is_finite()) {
+        return Vec::new();
+    }
+    // A min-heap of the best k so far: its top is the worst of them, the one to beat.
+    let mut best: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(k + 1);
+    table.for_each_row(|id, row| {
+        let (dot, row_norm_squared) = dot_and_norm_squared(&query, row);
+        if row_norm_squared <= 0.0 {
+            return;
+        }
+        let cosine = dot / (query_norm * row_norm_squared.sqrt());
+        if cosine.is_nan() {
+            return;
+        }
+        let candidate = Candidate { cosine, id };
+        if best.len() < k {
+            best.push(Reverse(candidate));
+        } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
+            best.pop();
+            best.push(Reverse(candidate));
+        }
+    });
+    // Sorting Reverse(candidate) ascending puts the best candidate first.
+    best.into_sorted_vec()
+        .into_iter()
+        .map(|Reverse(candidate)| (candidate.id, candidate.cosine))
+        .collect()
+}
+
+/// `one_hot(id) · W`, literally: every row of the table times its one-hot entry (1 for row
+/// `id`, 0 for the others), all summed, in f32 as a framework's matrix product would be.
+///
+/// This is what an embedding lookup is equal to, and why no framework computes it this
+/// way: it reads every row to keep one. The sum equals row `id` bit for bit, as long as the
+/// other rows hold finite numbers (`0 · ∞` is NaN) and row `id` holds no `-0.0` (which the
+/// sum turns into `+0.0`).
+///
+/// `None` when the table has no row `id`, or is still being made.
+#[must_use]
+pub fn one_hot_product(table: &Table, id: usize) -> Option<Array1<f32>> {
+    if id >= table.rows() {
+        return None;
+    }
+    let mut product = vec![0.0f32; table.cols()];
+    let ready = table.for_each_row(|row_id, row| {
+        let one_hot = if row_id == id { 1.0 } else { 0.0 };
+        for (sum, &value) in product.iter_mut().zip(row) {
+            *sum += one_hot * value;
+        }
+    });
+    ready.then(|| Array1::from(product))
+}
+
+/// One row's score in [`nearest_rows`]: higher cosine is better, then lower id.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    cosine: f64,
+    id: usize,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.cosine
+            .total_cmp(&other.cosine)
+            .then_with(|| other.id.cmp(&self.id))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}
+
+/// The dot product of two vectors and the squared length of the second, in f64: one pass
+/// over the row, and the same bits as [`dot`] would give for each.
+fn dot_and_norm_squared(query: &[f32], row: &[f32]) -> (f64, f64) {
+    let mut dots = Lanes::default();
+    let mut squares = Lanes::default();
+    let (query_chunks, row_chunks) = (query.chunks_exact(LANES), row.chunks_exact(LANES));
+    let (query_tail, row_tail) = (query_chunks.remainder(), row_chunks.remainder());
+    for (q, r) in query_chunks.zip(row_chunks) {
+        dots.add(q, r);
+        squares.add(r, r);
+    }
+    dots.add(query_tail, row_tail);
+    squares.add(row_tail, row_tail);
+    (dots.total(), squares.total())
+}
+
+/// The dot product of two float32 vectors in f64, in [`LANES`] running sums.
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    let mut sums = Lanes::default();
+    let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (a_tail, b_tail) = (a_chunks.remainder(), b_chunks.remainder());
+    for (x, y) in a_chunks.zip(b_chunks) {
+        sums.add(x, y);
+    }
+    sums.add(a_tail, b_tail);
+    sums.total()
+}
+
+/// How many running sums a dot product keeps.
+const LANES: usize = 4;
+
+/// Running sums of products, dimension `i` going to sum `i % 4` (a last, shorter chunk fills
+/// the first sums): the additions of a long vector need not wait on one another, so the
+/// compiler can do four at once, and the order is fixed, so the result is too.
+#[derive(Default)]
+struct Lanes([f64; LANES]);
+
+impl Lanes {
+    fn add(&mut self, a: &[f32], b: &[f32]) {
+        for ((sum, &x), &y) in self.0.iter_mut().zip(a).zip(b) {
+            *sum += f64::from(x) * f64::from(y);
+        }
+    }
+
+    fn total(&self) -> f64 {
+        (self.0[0] + self.0[1]) + (self.0[2] + self.0[3])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::torch_init::TorchGenerator;
+    use ndarray::arr1;
+
+    fn table(rows: &[&[f32]]) -> Table {
+        let cols = rows[0].len();
+        let values = rows.iter().flat_map(|row| row.iter().copied()).collect();
+        Table::from(Array2::from_shape_vec((rows.len(), cols), values).unwrap())
+    }
+
+    #[expect(clippy::float_cmp, reason = "these cosines are exact")]
+    #[test]
+    fn cosines_of_parallel_opposite_orthogonal_and_empty_vectors() {
+        let matrix = cosine_matrix(&[
+            arr1(&[1.0, 0.0]),
+            arr1(&[2.0, 0.0]),
+            arr1(&[0.0, 5.0]),
+            arr1(&[-3.0, 0.0]),
+            arr1(&[0.0, 0.0]),
+        ]);
+        assert_eq!(matrix.dim(), (5, 5));
+        assert_eq!(matrix[[0, 1]], 1.0);
+        assert_eq!(matrix[[0, 2]], 0.0);
+        assert_eq!(matrix[[1, 3]], -1.0);
+        assert!(matrix[[4, 0]].is_nan() && matrix[[4, 4]].is_nan());
+        assert_eq!(matrix.mapv(f64::to_bits), matrix.t().mapv(f64::to_bits));
+    }
+
+    #[expect(clippy::float_cmp, reason = "these cosines are exact")]
+    #[test]
+    fn nearest_rows_rank_by_cosine_then_by_id() {
+        let table = table(&[
+            &[0.0, 1.0],
+            &[1.0, 0.0],
+            &[0.0, 0.0],
+            &[2.0, 0.0],
+            &[1.0, 1.0],
+            &[-1.0, 0.0],
+        ]);
+        let nearest = nearest_rows(&table, arr1(&[3.0, 0.0]).view(), 4);
+        let ids: Vec<usize> = nearest.iter().map(|&(id, _)| id).collect();
+        assert_eq!(
+            ids,
+            [1, 3, 4, 0],
+            "1 and 3 tie, so the lower id comes first"
+        );
+        assert_eq!(nearest[0].1, 1.0);
+        assert!((nearest[2].1 - 0.5f64.sqrt()).abs() < 1e-15);
+        let everything = nearest_rows(&table, arr1(&[3.0, 0.0]).view(), 100);
+        assert_eq!(
+            everything.len(),
+            5,
+            "the zero row has no angle and is skipped"
+        );
+        assert_eq!(everything[4], (5, -1.0));
+        assert!(nearest_rows(&table, arr1(&[0.0, 0.0]).view(), 3).is_empty());
+        assert!(nearest_rows(&table, arr1(&[1.0, 0.0]).view(), 0).is_empty());
+        assert!(nearest_rows(&table, arr1(&[1.0, 0.0, 1.0]).view(), 3).is_empty());
+    }
+
+    #[test]
+    fn a_row_is_its_own_nearest_row() {
+        let table = Table::from(TorchGenerator::manual_seed(123).embedding(500, 16));
+        for id in [0, 7, 499] {
+            let row = table.row(id).unwrap();
+            let nearest = nearest_rows(&table, row.view(), 3);
+            assert_eq!(nearest[0].0, id);
+            assert!((nearest[0].1 - 1.0).abs() < 1e-12);
+            assert!(nearest[0].1 >= nearest[1].1 && nearest[1].1 >= nearest[2].1);
+            let cosines = cosine_matrix(&[row.clone(), table.row(nearest[1].0).unwrap()]);
+            assert_eq!(cosines[[0, 1]].to_bits(), nearest[1].1.to_bits());
+        }
+    }
+
+    #[test]
+    fn a_one_hot_product_is_the_lookup_bit_for_bit() {
+        let table = Table::from(TorchGenerator::manual_seed(123).embedding(300, 5));
+        for id in 0..table.rows() {
+            let product = one_hot_product(&table, id).unwrap();
+            let row = table.row(id).unwrap();
+            assert_eq!(
+                product.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                row.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "row {id}"
+            );
+        }
+        assert_eq!(one_hot_product(&table, 300), None);
+    }
+
+    #[expect(clippy::float_cmp, reason = "the product is exact")]
+    #[test]
+    fn one_infinite_number_anywhere_spoils_the_product_but_not_the_lookup() {
+        let table = table(&[&[1.0, 2.0], &[f32::INFINITY, 0.5]]);
+        let product = one_hot_product(&table, 0).unwrap();
+        assert!(product[0].is_nan(), "0 · ∞ is NaN");
+        assert_eq!(product[1], 2.0);
+        assert_eq!(table.row(0).unwrap().to_vec(), [1.0, 2.0]);
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn nearest_rows_agree_with_sorting_every_cosine(
+                (rows, query) in (1usize..=8, 1usize..=20).prop_flat_map(|(dims, count)| (
+                    proptest::collection::vec(proptest::collection::vec(-4.0f32..4.0, dims), count),
+                    proptest::collection::vec(-4.0f32..4.0, dims),
+                )),
+                k in 0usize..25,
+            ) {
+                let dims = query.len();
+                let values: Vec<f32> = rows.iter().flatten().copied().collect();
+                let table = Table::from(Array2::from_shape_vec((rows.len(), dims), values).unwrap());
+                let query = Array1::from(query);
+                let mut vectors = vec![query.clone()];
+                vectors.extend(rows.iter().map(|row| Array1::from(row.clone())));
+                let cosines = cosine_matrix(&vectors);
+                let mut expected: Vec<(usize, f64)> = (0..rows.len())
+                    .map(|id| (id, cosines[[0, id + 1]]))
+                    .filter(|(_, cosine)| !cosine.is_nan())
+                    .collect();
+                expected.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                expected.truncate(k);
+                prop_assert_eq!(nearest_rows(&table, query.view(), k), expected);
+            }
+        }
+    }
+}
