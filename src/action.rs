@@ -39,6 +39,22 @@ pub enum Action {
     ClearInput,
     /// Take back the last edit of the input.
     Undo,
+    /// Two sentences side by side: the same words in another order.
+    ToggleCompare,
+    /// Type into the second sentence of compare mode.
+    FocusOther,
+    /// Show one of the lesson panes in place of the lookups, or go back to the lookups.
+    ShowDetail(Detail),
+    /// Add or remove the causal mask of decoder models in the attention pane.
+    ToggleCausal,
+    /// Start the guided lesson, or leave it (it resumes where it was left).
+    ToggleLesson,
+    /// Answer the lesson's question with choice 1, 2 or 3.
+    Answer(usize),
+    /// The lesson's next step.
+    LessonNext,
+    /// The lesson's previous step.
+    LessonBack,
     /// Show or leave out the special tokens a model's tokenizer adds.
     ToggleSpecialTokens,
     /// Time passed with no key: pick up tables that finished generating.
@@ -67,6 +83,21 @@ pub enum Action {
     Paste(String),
 }
 
+/// What the pane beside the matrix shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Detail {
+    /// Each token's lookup: token + position = input vector.
+    Lookups,
+    /// One head of self-attention over the input vectors.
+    Attention,
+    /// Cosine similarities between the sentence's vectors, and the nearest rows.
+    Similarity,
+    /// The lookup as a matrix product: one-hot(id) × W.
+    OneHot,
+    /// The position table as a heat map: positions × dimensions.
+    PositionTable,
+}
+
 /// Where a binding applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -80,6 +111,8 @@ pub enum Scope {
     Help,
     /// While a search or go-to prompt is open.
     Prompt,
+    /// While the guided lesson is running.
+    Lesson,
 }
 
 /// A key the table matches: a key code and the modifiers it needs.
@@ -220,7 +253,7 @@ static BINDINGS: &[Binding] = &[
         A::ScrollUp,
         "↑/k",
         "scroll the weight matrix up",
-        Some(("↑/↓", "scroll")),
+        None,
     ),
     b(
         S::Explorer,
@@ -272,11 +305,115 @@ static BINDINGS: &[Binding] = &[
     ),
     b(
         S::Explorer,
+        &[ch('c')],
+        A::ToggleCompare,
+        "c",
+        "compare two word orders side by side",
+        Some(("c", "compare")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('I')],
+        A::FocusOther,
+        "I",
+        "compare mode: type the second sentence",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('a')],
+        A::ShowDetail(Detail::Attention),
+        "a",
+        "self-attention over the input vectors",
+        Some(("a", "attention")),
+    ),
+    b(
+        S::Explorer,
+        &[ch('u')],
+        A::ToggleCausal,
+        "u",
+        "attention: unmasked or causal mask",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('s')],
+        A::ShowDetail(Detail::Similarity),
+        "s",
+        "cosine similarities and nearest rows",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('o')],
+        A::ShowDetail(Detail::OneHot),
+        "o",
+        "the lookup as one-hot(id) × weight matrix",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('t')],
+        A::ShowDetail(Detail::PositionTable),
+        "t",
+        "the position table as a heat map",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('L')],
+        A::ToggleLesson,
+        "L",
+        "the guided lesson: predict, then see",
+        Some(("L", "lesson")),
+    ),
+    b(
+        S::Lesson,
+        &[ch('1')],
+        A::Answer(1),
+        "1",
+        "choose answer 1",
+        Some(("1/2", "answer")),
+    ),
+    b(
+        S::Lesson,
+        &[ch('2')],
+        A::Answer(2),
+        "2",
+        "choose answer 2",
+        None,
+    ),
+    b(
+        S::Lesson,
+        &[plain(K::Enter), plain(K::Right), ch('l')],
+        A::LessonNext,
+        "Enter/→",
+        "next step of the lesson",
+        Some(("Enter", "next")),
+    ),
+    b(
+        S::Lesson,
+        &[plain(K::Left), ch('h')],
+        A::LessonBack,
+        "←",
+        "previous step of the lesson",
+        Some(("←", "back")),
+    ),
+    b(
+        S::Lesson,
+        &[plain(K::Esc), ch('L'), ch('q')],
+        A::ToggleLesson,
+        "Esc/L",
+        "leave the lesson (L resumes it)",
+        Some(("Esc", "leave")),
+    ),
+    b(
+        S::Explorer,
         &[ch('/')],
         A::StartSearch,
         "/",
         "find a token in the matrix by its text",
-        Some(("/", "find")),
+        None,
     ),
     b(
         S::Explorer,
@@ -292,13 +429,13 @@ static BINDINGS: &[Binding] = &[
         A::StartGoTo,
         "#",
         "go to an id in the matrix",
-        Some(("#", "go to id")),
+        None,
     ),
     b(
         S::Explorer,
-        &[ch('s')],
+        &[ch('S')],
         A::ToggleSpecialTokens,
-        "s",
+        "S",
         "special tokens ([CLS], [SEP]) on or off",
         None,
     ),
@@ -348,7 +485,7 @@ static BINDINGS: &[Binding] = &[
         A::FocusInput,
         "Tab/i",
         "back to the input to type",
-        Some(("i", "type")),
+        Some(("i", "edit")),
     ),
     b(
         S::Explorer,
@@ -482,7 +619,13 @@ mod tests {
 
     #[test]
     fn no_key_means_two_things_in_one_scope() {
-        for scope in [Scope::Input, Scope::Explorer, Scope::Help, Scope::Prompt] {
+        for scope in [
+            Scope::Input,
+            Scope::Explorer,
+            Scope::Help,
+            Scope::Prompt,
+            Scope::Lesson,
+        ] {
             let keys: Vec<Key> = bindings()
                 .iter()
                 .filter(|b| in_scope(b, scope))

@@ -6,13 +6,19 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
 use ratatui_textarea::{CursorMove, TextArea};
 
-use crate::action::{Action, Scope, action_for_key};
+use ndarray::{Array1, Array2};
+
+use crate::action::{Action, Detail, Scope, action_for_key};
+use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
+use crate::core::compare::{Comparison, compare_with_head, default_pair};
 use crate::core::metrics::typical_magnitude;
 use crate::core::positional::PositionScheme;
-use crate::core::tokenizer::{Token, VocabKind, ids_from_text};
+use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
+use crate::core::tokenizer::{Token, VocabKind, copies_of, ids_from_text};
 use crate::core::weights::{
     DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
 };
+use crate::lesson::{Progress, STEPS, Setup};
 use crate::theme::Theme;
 use crate::ui::vector::{WideStyle, WideView};
 
@@ -104,7 +110,72 @@ pub struct App {
     prompt: Option<Prompt>,
     matches: Vec<usize>,
     status: Option<String>,
+    detail: Detail,
+    mask: Mask,
+    compare: Option<CompareMode>,
+    lesson: Option<Progress>,
+    paused_lesson: Option<Progress>,
+    head: Option<AttentionWeights>,
+    revision: u64,
+    views: Views,
 }
+
+/// Compare mode: a second sentence, and what the two orders hand the model.
+pub struct CompareMode {
+    other: TextArea<'static>,
+    editing_other: bool,
+    result: Result<Comparison, String>,
+}
+
+impl CompareMode {
+    /// The second sentence's text area, for drawing.
+    #[must_use]
+    pub fn other(&self) -> &TextArea<'static> {
+        &self.other
+    }
+
+    /// The second sentence.
+    #[must_use]
+    pub fn other_text(&self) -> String {
+        self.other.lines().join(" ")
+    }
+
+    /// Whether typing goes to the second sentence.
+    #[must_use]
+    pub fn editing_other(&self) -> bool {
+        self.editing_other
+    }
+
+    /// The comparison.
+    ///
+    /// # Errors
+    /// Why there is none, such as a word without a row (empty before the first comparison).
+    pub fn result(&self) -> Result<&Comparison, &str> {
+        self.result.as_ref().map_err(String::as_str)
+    }
+}
+
+/// What the lesson panes show, computed when what they depend on changes, never per frame.
+#[derive(Default)]
+pub struct Views {
+    key: Option<(u64, usize, Detail)>,
+    /// One head of self-attention over the sentence's first tokens.
+    pub attention: Option<Attention>,
+    /// Cosine similarities between the sentence's input vectors.
+    pub cosine: Option<Array2<f64>>,
+    /// The current token's nearest rows by cosine: its token vector, then its input vector.
+    pub nearest: Option<(Neighbours, Neighbours)>,
+    /// The current row computed as one-hot(id) × W.
+    pub one_hot: Option<Array1<f32>>,
+}
+
+/// Rows of the matrix with their cosine similarity to a vector, nearest first.
+pub type Neighbours = Vec<(usize, f64)>;
+
+/// The most tokens the attention and similarity panes take, so they stay quick and readable.
+pub const MAX_VIEW_TOKENS: usize = 48;
+/// How many nearest rows the similarity pane lists.
+pub const NEAREST_ROWS: usize = 5;
 
 /// Where a model comes from: a built-in vocabulary (made on first use), or files.
 enum Source {
@@ -159,11 +230,7 @@ impl App {
     #[must_use]
     pub fn new(options: Options) -> Self {
         // The input is one line: newlines in a given sentence become spaces.
-        let sentence = options.sentence.replace(['\r', '\n'], " ");
-        let mut textarea = TextArea::new(vec![sentence]);
-        textarea.move_cursor(CursorMove::End);
-        textarea.set_cursor_line_style(Style::new());
-        textarea.set_placeholder_text("type a sentence, e.g. the dog bites the man");
+        let textarea = text_area(&options.sentence);
         let overlay = options.positions != PositionScheme::None;
         let scheme = if overlay {
             options.positions
@@ -210,9 +277,18 @@ impl App {
             prompt: None,
             matches: Vec::new(),
             status: None,
+            detail: Detail::Lookups,
+            mask: Mask::None,
+            compare: None,
+            lesson: None,
+            paused_lesson: None,
+            head: None,
+            revision: 0,
+            views: Views::default(),
         };
         app.measure_scale();
         app.retokenize();
+        app.refresh_views();
         app
     }
 
@@ -262,11 +338,12 @@ impl App {
     /// The key table's scope for the current state.
     #[must_use]
     pub fn scope(&self) -> Scope {
-        match (self.help_open, &self.prompt, self.focus) {
-            (true, _, _) => Scope::Help,
-            (false, Some(_), _) => Scope::Prompt,
-            (false, None, Focus::Input) => Scope::Input,
-            (false, None, Focus::Explorer) => Scope::Explorer,
+        match (self.help_open, &self.prompt, self.lesson, self.focus) {
+            (true, _, _, _) => Scope::Help,
+            (false, Some(_), _, _) => Scope::Prompt,
+            (false, None, Some(_), _) => Scope::Lesson,
+            (false, None, None, Focus::Input) => Scope::Input,
+            (false, None, None, Focus::Explorer) => Scope::Explorer,
         }
     }
 
@@ -275,6 +352,15 @@ impl App {
         if !matches!(action, Action::PromptKey(_) | Action::Tick) {
             self.status = None;
         }
+        self.apply(action);
+        self.refresh_views();
+    }
+
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one short arm per action: the dispatch table of `update`"
+    )]
+    fn apply(&mut self, action: Action) {
         match action {
             Action::Quit => self.running = false,
             Action::ToggleHelp => self.help_open = !self.help_open,
@@ -282,7 +368,38 @@ impl App {
                 self.focus = Focus::Explorer;
                 self.go_to(0);
             }
-            Action::FocusInput => self.focus = Focus::Input,
+            Action::FocusInput => {
+                self.focus = Focus::Input;
+                if let Some(compare) = self.compare.as_mut() {
+                    compare.editing_other = false;
+                }
+            }
+            Action::FocusOther => match self.compare.as_mut() {
+                Some(compare) => {
+                    compare.editing_other = true;
+                    self.focus = Focus::Input;
+                }
+                None => self.focus = Focus::Input,
+            },
+            Action::ToggleCompare => self.toggle_compare(),
+            Action::ShowDetail(detail) => {
+                self.detail = if self.detail == detail {
+                    Detail::Lookups
+                } else {
+                    detail
+                };
+            }
+            Action::ToggleCausal => self.toggle_causal(),
+            Action::ToggleLesson => self.toggle_lesson(),
+            Action::Answer(choice) => {
+                if let Some(progress) = self.lesson.as_mut()
+                    && !progress.revealed()
+                {
+                    progress.answered = Some(choice);
+                }
+            }
+            Action::LessonNext => self.lesson_next(),
+            Action::LessonBack => self.lesson_back(),
             Action::Next => self.go_to(self.step.saturating_add(1)),
             Action::Previous => self.go_to(self.step.saturating_sub(1)),
             Action::First => self.go_to(0),
@@ -317,15 +434,7 @@ impl App {
                     self.retokenize();
                 }
             }
-            Action::ToggleSpecialTokens => {
-                self.special_tokens = !self.special_tokens;
-                self.status = Some(if self.special_tokens {
-                    "special tokens shown as the model sees them".to_owned()
-                } else {
-                    "special tokens left out".to_owned()
-                });
-                self.retokenize();
-            }
+            Action::ToggleSpecialTokens => self.toggle_special_tokens(),
             Action::Tick => {
                 if self.lookups_pending && self.model.is_ready() {
                     self.measure_scale();
@@ -350,11 +459,18 @@ impl App {
             Action::PromptKey(key) => self.edit_prompt(key),
             Action::PromptCancel => self.prompt = None,
             Action::PromptSubmit => self.submit_prompt(),
-            Action::Edit(key) => {
-                if self.textarea.input(key) {
-                    self.retokenize();
+            Action::Edit(key) => match self.compare.as_mut().filter(|c| c.editing_other) {
+                Some(compare) => {
+                    if compare.other.input(key) {
+                        self.recompare();
+                    }
                 }
-            }
+                None => {
+                    if self.textarea.input(key) {
+                        self.retokenize();
+                    }
+                }
+            },
             Action::Paste(text) => {
                 self.focus = Focus::Input;
                 self.help_open = false;
@@ -480,6 +596,237 @@ impl App {
     fn relookup(&mut self) {
         self.lookups_pending = !self.model.is_ready();
         self.lookups = self.model.embed(&self.tokens, self.active_scheme());
+        self.revision += 1;
+        self.recompare();
+    }
+
+    /// The attention head for the current width, drawn once per width from the app's seed.
+    fn head(&mut self) -> &AttentionWeights {
+        let dims = self.model.dims();
+        if self
+            .head
+            .as_ref()
+            .is_none_or(|head| head.input_dims() != dims)
+        {
+            self.head = Some(AttentionWeights::seeded(dims, self.seed));
+        }
+        self.head.as_ref().expect("made above")
+    }
+
+    fn recompare(&mut self) {
+        if self.compare.is_none() || !self.model.is_ready() {
+            return;
+        }
+        let (scheme, mask, text) = (self.active_scheme(), self.mask, self.text());
+        let model = self.model.clone();
+        let head = self.head().clone();
+        if let Some(compare) = self.compare.as_mut() {
+            let other = compare.other_text();
+            compare.result = compare_with_head(&model, &text, &other, scheme, mask, &head)
+                .map_err(|error| format!("{error:#}"));
+        }
+    }
+
+    fn toggle_compare(&mut self) {
+        if self.compare.take().is_some() {
+            return;
+        }
+        let (first, second) = default_pair(&self.model);
+        // Keep the learner's sentence when it is one of a pair already typed; else the default.
+        if self.text().trim().is_empty() || self.text() == DEFAULT_SENTENCE {
+            self.set_text(first);
+        }
+        self.compare = Some(CompareMode {
+            other: text_area(second),
+            editing_other: false,
+            result: Err(String::new()),
+        });
+        self.recompare();
+    }
+
+    /// Replaces the sentence, as the lesson and compare mode do.
+    fn set_text(&mut self, text: &str) {
+        self.textarea = text_area(text);
+        self.retokenize();
+    }
+
+    /// Recomputes what the lesson panes show, if what they depend on has changed.
+    fn refresh_views(&mut self) {
+        let key = (self.revision, self.step, self.detail);
+        if self.views.key == Some(key) {
+            return;
+        }
+        let inputs: Vec<(Array1<f32>, usize)> = self
+            .lookups
+            .iter()
+            .filter_map(|l| l.input_vector.clone().map(|v| (v, l.token.position)))
+            .take(MAX_VIEW_TOKENS)
+            .collect();
+        let (vectors, positions): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
+        let mut views = Views {
+            key: Some(key),
+            ..Views::default()
+        };
+        match self.detail {
+            Detail::Attention if !vectors.is_empty() => {
+                let (mask, scheme) = (self.mask, self.active_scheme());
+                let head = self.head().clone();
+                views.attention = Some(self_attention(&vectors, &positions, &head, mask, scheme));
+            }
+            Detail::Similarity if !vectors.is_empty() => {
+                views.cosine = Some(cosine_matrix(&vectors));
+                if let Some(lookup) = self.lookups.get(self.step)
+                    && let (Some(token), Some(input)) = (&lookup.token_vector, &lookup.input_vector)
+                {
+                    let table = self.model.token_table();
+                    views.nearest = Some((
+                        nearest_rows(table, token.view(), NEAREST_ROWS),
+                        nearest_rows(table, input.view(), NEAREST_ROWS),
+                    ));
+                }
+            }
+            Detail::OneHot => {
+                views.one_hot = self
+                    .current_token()
+                    .and_then(|token| token.id)
+                    .and_then(|id| one_hot_product(self.model.token_table(), id));
+            }
+            _ => {}
+        }
+        self.views = views;
+    }
+
+    fn toggle_special_tokens(&mut self) {
+        self.special_tokens = !self.special_tokens;
+        self.status = Some(if self.special_tokens {
+            "special tokens shown as the model sees them".to_owned()
+        } else {
+            "special tokens left out".to_owned()
+        });
+        self.retokenize();
+    }
+
+    fn toggle_causal(&mut self) {
+        self.mask = self.mask.toggled();
+        self.status = Some(match self.mask {
+            Mask::None => "attention unmasked: every token sees every token".to_owned(),
+            Mask::Causal => {
+                "causal mask: each token sees only itself and the tokens before it".to_owned()
+            }
+        });
+        self.revision += 1;
+        self.recompare();
+    }
+
+    fn lesson_back(&mut self) {
+        if let Some(progress) = self.lesson
+            && progress.step > 0
+        {
+            let step = progress.step - 1;
+            let answered = Some(STEPS[step].answer);
+            self.lesson = Some(Progress { step, answered });
+            self.arrange(STEPS[step].setup);
+        }
+    }
+
+    fn toggle_lesson(&mut self) {
+        if let Some(progress) = self.lesson.take() {
+            self.paused_lesson = Some(progress);
+            self.status = Some(format!(
+                "left the lesson at step {} of {}; L resumes it",
+                progress.step + 1,
+                STEPS.len()
+            ));
+            return;
+        }
+        let progress = self.paused_lesson.take().unwrap_or(Progress {
+            step: 0,
+            answered: None,
+        });
+        self.lesson = Some(progress);
+        self.help_open = false;
+        self.arrange(progress.content().setup);
+    }
+
+    fn lesson_next(&mut self) {
+        let Some(progress) = self.lesson else {
+            return;
+        };
+        if !progress.revealed() {
+            self.status = Some("make your guess first: 1 or 2".to_owned());
+            return;
+        }
+        if progress.is_last() {
+            self.lesson = None;
+            self.paused_lesson = None;
+            self.status = Some("lesson finished; L starts it again".to_owned());
+            return;
+        }
+        let step = progress.step + 1;
+        self.lesson = Some(Progress {
+            step,
+            answered: None,
+        });
+        self.arrange(STEPS[step].setup);
+    }
+
+    /// Arranges the explorer for a lesson step.
+    fn arrange(&mut self, setup: Setup) {
+        self.focus = Focus::Explorer;
+        self.prompt = None;
+        let (compare, detail, overlay, scheme) = match setup {
+            Setup::RowLookup => (false, Detail::OneHot, false, PositionScheme::Learned),
+            Setup::RepeatedWord | Setup::NoPositionInput => {
+                (false, Detail::Lookups, false, PositionScheme::Learned)
+            }
+            Setup::WordOrder => (true, Detail::Lookups, false, PositionScheme::Learned),
+            Setup::PositionsAdded => (true, Detail::Lookups, true, PositionScheme::Learned),
+            Setup::InsideAttention => (false, Detail::Attention, true, PositionScheme::Rope),
+            Setup::Summary => (false, Detail::Lookups, true, PositionScheme::Learned),
+        };
+        let scheme = if scheme == PositionScheme::Learned && self.model.position_table().is_none() {
+            PositionScheme::Sinusoidal
+        } else {
+            scheme
+        };
+        (self.detail, self.overlay, self.scheme, self.mask) = (detail, overlay, scheme, Mask::None);
+        if matches!(setup, Setup::RepeatedWord) {
+            self.ensure_repeated_word();
+        }
+        match (compare, self.compare.is_some()) {
+            (true, false) => {
+                let (first, _) = default_pair(&self.model);
+                self.set_text(first);
+                self.toggle_compare();
+            }
+            (false, true) => self.compare = None,
+            _ => {}
+        }
+        self.relookup();
+        let first_repeat = (0..self.tokens.len())
+            .find(|&index| copies_of(&self.tokens, index).len() > 1)
+            .and_then(|index| copies_of(&self.tokens, index).get(1).copied());
+        match setup {
+            Setup::RepeatedWord | Setup::NoPositionInput | Setup::PositionsAdded => {
+                self.go_to(first_repeat.unwrap_or(0));
+            }
+            _ => self.go_to(0),
+        }
+    }
+
+    /// Keeps the learner's sentence if a word repeats in it; else one where a word does.
+    fn ensure_repeated_word(&mut self) {
+        let repeats = |tokens: &[Token]| (0..tokens.len()).any(|i| copies_of(tokens, i).len() > 1);
+        if repeats(&self.tokens) {
+            return;
+        }
+        for sentence in [DEFAULT_SENTENCE, "the dog bites the dog"] {
+            let tokens = self.model.tokenize(sentence).unwrap_or_default();
+            if repeats(&tokens) {
+                self.set_text(sentence);
+                return;
+            }
+        }
     }
 
     /// Makes token `index` (clamped) the current one and brings its row into view.
@@ -615,11 +962,50 @@ impl App {
         self.status.as_deref()
     }
 
+    /// What the pane beside the matrix shows.
+    #[must_use]
+    pub fn detail(&self) -> Detail {
+        self.detail
+    }
+
+    /// Whether the attention pane masks future tokens.
+    #[must_use]
+    pub fn mask(&self) -> Mask {
+        self.mask
+    }
+
+    /// Compare mode, when it is on.
+    #[must_use]
+    pub fn compare(&self) -> Option<&CompareMode> {
+        self.compare.as_ref()
+    }
+
+    /// The lesson, while it runs.
+    #[must_use]
+    pub fn lesson(&self) -> Option<Progress> {
+        self.lesson
+    }
+
+    /// What the lesson panes show.
+    #[must_use]
+    pub fn views(&self) -> &Views {
+        &self.views
+    }
+
     /// The styles in use.
     #[must_use]
     pub fn theme(&self) -> Theme {
         self.theme
     }
+}
+
+/// A one-line text area holding `text` (newlines become spaces), cursor at the end.
+fn text_area(text: &str) -> TextArea<'static> {
+    let mut textarea = TextArea::new(vec![text.replace(['\r', '\n'], " ")]);
+    textarea.move_cursor(CursorMove::End);
+    textarea.set_cursor_line_style(Style::new());
+    textarea.set_placeholder_text("type a sentence, e.g. the dog bites the man");
+    textarea
 }
 
 /// Rows whose token is the query, then starts with it, then contains it (ignoring case).

@@ -54,6 +54,30 @@ pub enum Command {
     Matrix(MatrixArgs),
     /// List every tensor of a model file with its dtype and shape, and say what was detected.
     Inspect(InspectArgs),
+    /// Compare two sentences: the vectors they hand the model, and one attention head's outputs.
+    Compare(CompareArgs),
+}
+
+/// Arguments of `embedlens compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The first sentence, such as "dog bites man".
+    pub first: String,
+
+    /// The second sentence, such as "man bites dog".
+    pub second: String,
+
+    /// How position information enters: added to the inputs, or inside attention.
+    #[arg(long, value_enum, default_value_t = PositionScheme::None)]
+    pub positions: PositionScheme,
+
+    /// Mask future tokens in attention, as decoder models do (default: every token sees all).
+    #[arg(long)]
+    pub causal: bool,
+
+    /// The table to look up in.
+    #[command(flatten)]
+    pub table: TableArgs,
 }
 
 /// Arguments of `embedlens inspect`.

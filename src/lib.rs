@@ -7,6 +7,7 @@ pub mod action;
 pub mod app;
 pub mod cli;
 pub mod core;
+pub mod lesson;
 pub mod print;
 pub mod theme;
 pub mod ui;

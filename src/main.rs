@@ -17,6 +17,9 @@ fn main() -> ExitCode {
     let result = match &args.command {
         Some(Command::Lookup(lookup)) => embedlens::print::lookup(lookup, &mut std::io::stdout()),
         Some(Command::Matrix(matrix)) => embedlens::print::matrix(matrix, &mut std::io::stdout()),
+        Some(Command::Compare(compare)) => {
+            embedlens::print::compare(compare, &mut std::io::stdout())
+        }
         Some(Command::Inspect(inspect)) => {
             embedlens::print::inspect(inspect, &mut std::io::stdout())
         }

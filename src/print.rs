@@ -10,7 +10,9 @@ use anyhow::{Result, bail};
 use ndarray::{Array1, ArrayView1};
 use serde::Serialize;
 
-use crate::cli::{Format, InspectArgs, LookupArgs, MatrixArgs};
+use crate::cli::{CompareArgs, Format, InspectArgs, LookupArgs, MatrixArgs};
+use crate::core::attention::Mask;
+use crate::core::compare::Comparison;
 use crate::core::positional::PositionScheme;
 use crate::core::readout::describe_copies;
 use crate::core::text_tokenizer::TextTokenizer;
@@ -74,6 +76,157 @@ fn write_or_stop<W: Write>(
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         result => Ok(result?),
     }
+}
+
+/// Prints `embedlens compare`: what two sentences hand the model, and one head's outputs.
+///
+/// # Errors
+/// When the table cannot be built, a sentence cannot be compared (a word without a row), or
+/// writing fails.
+pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
+    let model = args.table.model(DEFAULT_CONTEXT_LENGTH)?;
+    let mask = if args.causal {
+        Mask::Causal
+    } else {
+        Mask::None
+    };
+    let comparison = crate::core::compare::compare(
+        &model,
+        &args.first,
+        &args.second,
+        args.positions,
+        mask,
+        args.table.seed,
+    )?;
+    write_or_stop(out, |out| match args.table.format {
+        Format::Json => compare_json(&comparison, out),
+        Format::Table | Format::Csv => compare_table(&comparison, out),
+    })
+}
+
+/// `compare --format json`: both sentences' tokens and the verdicts.
+#[derive(Serialize)]
+struct CompareReport<'a> {
+    positions: &'static str,
+    mask: &'static str,
+    sentences: Vec<SentenceReport<'a>>,
+    same_token_vectors: bool,
+    same_mean_vector: bool,
+    links: &'a [(usize, usize)],
+    id_differences: &'a [String],
+}
+
+#[derive(Serialize)]
+struct SentenceReport<'a> {
+    text: &'a str,
+    tokens: Vec<ComparedToken<'a>>,
+}
+
+#[derive(Serialize)]
+struct ComparedToken<'a> {
+    position: usize,
+    text: &'a str,
+    id: Option<usize>,
+    token_vector: Option<Vec<f32>>,
+    position_vector: Option<Vec<f32>>,
+    input_vector: Option<Vec<f32>>,
+    attention_output: Option<Vec<f32>>,
+}
+
+fn compare_json(comparison: &Comparison, out: &mut impl Write) -> io::Result<()> {
+    let sentences = comparison
+        .sentences
+        .iter()
+        .map(|sentence| SentenceReport {
+            text: &sentence.text,
+            tokens: sentence
+                .lookups
+                .iter()
+                .enumerate()
+                .map(|(index, lookup)| ComparedToken {
+                    position: lookup.token.position,
+                    text: &lookup.token.text,
+                    id: lookup.token.id,
+                    token_vector: lookup.token_vector.as_ref().map(|v| v.to_vec()),
+                    position_vector: lookup.position.vector().map(|v| v.to_vec()),
+                    input_vector: lookup.input_vector.as_ref().map(|v| v.to_vec()),
+                    attention_output: sentence.attention.outputs.get(index).map(|v| v.to_vec()),
+                })
+                .collect(),
+        })
+        .collect();
+    let report = CompareReport {
+        positions: comparison.scheme.name(),
+        mask: comparison.mask.name(),
+        sentences,
+        same_token_vectors: comparison.same_token_vectors,
+        same_mean_vector: comparison.same_mean_vector,
+        links: &comparison.links,
+        id_differences: &comparison.id_differences,
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}
+
+fn compare_table(comparison: &Comparison, out: &mut impl Write) -> io::Result<()> {
+    let mask = match comparison.mask {
+        Mask::None => "unmasked (every token sees every token)",
+        Mask::Causal => "causal mask",
+    };
+    writeln!(out, "positions: {}, attention: {mask}", comparison.scheme)?;
+    for (name, sentence) in ["A", "B"].iter().zip(&comparison.sentences) {
+        writeln!(out, "\n{name}: {}", sentence.text)?;
+        let columns = [
+            Column::right("pos"),
+            Column::left("text"),
+            Column::right("id"),
+            Column::left("input vector"),
+            Column::left("attention output"),
+        ];
+        let inputs = vector_cells(
+            sentence
+                .lookups
+                .iter()
+                .map(|lookup| lookup.input_vector.as_ref().map(|v| v.view())),
+        );
+        let outputs = vector_cells(sentence.attention.outputs.iter().map(|v| Some(v.view())));
+        let rows: Vec<Row> = sentence
+            .lookups
+            .iter()
+            .zip(inputs)
+            .zip(outputs)
+            .map(|((lookup, input), output)| Row {
+                cells: vec![
+                    lookup.token.position.to_string(),
+                    lookup.token.text.clone(),
+                    lookup
+                        .token
+                        .id
+                        .map_or_else(|| "—".to_owned(), |id| id.to_string()),
+                    input.unwrap_or_default(),
+                    output.unwrap_or_default(),
+                ],
+                note: None,
+            })
+            .collect();
+        write_columns(out, &columns, &rows)?;
+    }
+    let verdict = |same: bool| if same { "yes" } else { "no" };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "same token vectors: {}",
+        verdict(comparison.same_token_vectors)
+    )?;
+    writeln!(
+        out,
+        "same mean vector: {}",
+        verdict(comparison.same_mean_vector)
+    )?;
+    for difference in &comparison.id_differences {
+        writeln!(out, "{difference}")?;
+    }
+    Ok(())
 }
 
 /// Prints `embedlens inspect`: every tensor of a model file and what was detected.
@@ -515,6 +668,7 @@ mod tests {
             Command::Lookup(lookup_args) => lookup(&lookup_args, &mut out)?,
             Command::Matrix(matrix_args) => matrix(&matrix_args, &mut out)?,
             Command::Inspect(inspect_args) => inspect(&inspect_args, &mut out)?,
+            Command::Compare(compare_args) => compare(&compare_args, &mut out)?,
         }
         Ok(String::from_utf8(out)?)
     }

@@ -1,10 +1,16 @@
 //! The top-level layout: which pane goes where, and the guard for terminals too small to use.
 
+mod attention;
+mod compare;
 mod help;
 mod input;
+mod lesson;
 mod lookups;
 mod matrix;
+mod one_hot;
+mod position_table;
 mod readout;
+mod similarity;
 mod tokens;
 pub mod vector;
 
@@ -13,6 +19,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 
+use crate::action::Detail;
 use crate::app::App;
 use crate::theme::Theme;
 
@@ -23,6 +30,9 @@ pub const MIN_HEIGHT: u16 = 16;
 
 /// Rows the stacked matrix keeps before the lookups may take more: a header and five rows.
 const MATRIX_MIN_HEIGHT: usize = 8;
+
+/// Rows the lesson panel takes at the bottom.
+const LESSON_HEIGHT: u16 = 11;
 
 /// Rows the readout keeps however tall the panes above would like to be.
 const READOUT_MIN_HEIGHT: u16 = 8;
@@ -38,8 +48,9 @@ impl Widget for &App {
         }
         // On short terminals the token strip keeps one line.
         let tokens_height = if area.height < 30 { 3 } else { 4 };
+        let input_height = if self.compare().is_some() { 4 } else { 3 };
         let layout = Layout::vertical([
-            Constraint::Length(3),
+            Constraint::Length(input_height),
             Constraint::Length(tokens_height),
             Constraint::Fill(1),
             Constraint::Length(1),
@@ -48,10 +59,10 @@ impl Widget for &App {
         let (side_by_side, wanted) = body_shape(self, middle.width);
         // The panes take what they need; the readout gets the rest, and at least its minimum.
         // The readout keeps room for its finding and explanation; more on taller terminals.
-        let readout_least = if area.height < 30 {
-            4
-        } else {
-            READOUT_MIN_HEIGHT
+        let readout_least = match (self.lesson().is_some(), area.height < 30) {
+            (true, _) => LESSON_HEIGHT,
+            (false, true) => 4,
+            (false, false) => READOUT_MIN_HEIGHT,
         };
         let body_height = u16::try_from(wanted)
             .unwrap_or(u16::MAX)
@@ -60,12 +71,29 @@ impl Widget for &App {
             Constraint::Length(body_height),
             Constraint::Fill(1),
         ]));
-        let [matrix_area, lookups_area] = split_body(self, body, side_by_side);
         input::render(self, input_area, buf);
         tokens::render(self, tokens_area, buf);
-        matrix::render(self, matrix_area, buf);
-        lookups::render(self, lookups_area, buf);
-        readout::render(self, readout_area, buf);
+        let hidden = self.lesson().is_some_and(|progress| !progress.revealed());
+        if self.compare().is_some() {
+            if hidden {
+                lesson::render_guess_first(self, body, buf);
+            } else {
+                compare::render(self, body, buf);
+            }
+        } else {
+            let [matrix_area, detail_area] = split_body(self, body, side_by_side);
+            matrix::render(self, matrix_area, buf);
+            if hidden {
+                lesson::render_guess_first(self, detail_area, buf);
+            } else {
+                render_detail(self, detail_area, buf);
+            }
+        }
+        if self.lesson().is_some() {
+            lesson::render(self, readout_area, buf);
+        } else {
+            readout::render(self, readout_area, buf);
+        }
         help::render_bar(self, bar_area, buf);
         if self.help_open() {
             help::render_overlay(self, area, buf);
@@ -73,16 +101,41 @@ impl Widget for &App {
     }
 }
 
+/// The pane beside the matrix: the lookups, or the lesson pane chosen.
+fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
+    match app.detail() {
+        Detail::Lookups => lookups::render(app, area, buf),
+        Detail::Attention => attention::render(app, area, buf),
+        Detail::Similarity => similarity::render(app, area, buf),
+        Detail::OneHot => one_hot::render(app, area, buf),
+        Detail::PositionTable => position_table::render(app, area, buf),
+    }
+}
+
+/// The rows the pane beside the matrix would like at a width, borders included.
+fn detail_height(app: &App, width: u16) -> usize {
+    match app.detail() {
+        Detail::Lookups => lookups::natural_height(app, width),
+        Detail::Attention => attention::natural_height(app, width),
+        Detail::Similarity => similarity::natural_height(app, width),
+        Detail::OneHot => one_hot::natural_height(app, width),
+        Detail::PositionTable => position_table::natural_height(app, width),
+    }
+}
+
 /// Whether the matrix fits beside the lookups, and the height the two panes would like.
 fn body_shape(app: &App, width: u16) -> (bool, usize) {
+    if app.compare().is_some() {
+        return (false, compare::natural_height(app, width));
+    }
     let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
     let side_by_side = width >= matrix_width.saturating_add(LOOKUPS_MIN_WIDTH);
     let matrix_height = matrix::natural_height(app);
     if side_by_side {
-        let lookups_height = lookups::natural_height(app, width - matrix_width);
+        let lookups_height = detail_height(app, width - matrix_width);
         (true, matrix_height.max(lookups_height))
     } else {
-        (false, matrix_height + lookups::natural_height(app, width))
+        (false, matrix_height + detail_height(app, width))
     }
 }
 
@@ -99,7 +152,7 @@ fn split_body(app: &App, body: Rect, side_by_side: bool) -> [Rect; 2] {
         ]));
     }
     let matrix_need = matrix::natural_height(app);
-    let lookups_need = lookups::natural_height(app, body.width);
+    let lookups_need = detail_height(app, body.width);
     let height = usize::from(body.height);
     let matrix_height = if matrix_need + lookups_need <= height {
         matrix_need

@@ -544,3 +544,97 @@ fn help_and_version_succeed() {
         format!("embedlens {}", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[test]
+fn compare_shows_that_word_order_is_invisible_without_positions() {
+    let json = json_of(&[
+        "compare",
+        "dog bites man",
+        "man bites dog",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json["same_token_vectors"], true);
+    assert_eq!(json["same_mean_vector"], true);
+    let sentences = json["sentences"].as_array().unwrap();
+    assert_eq!(sentences.len(), 2);
+    let dog_in_a = &sentences[0]["tokens"][0];
+    let dog_in_b = &sentences[1]["tokens"][2];
+    assert_eq!(dog_in_a["text"], "dog");
+    assert_eq!(dog_in_b["text"], "dog");
+    assert_eq!(
+        dog_in_a["attention_output"], dog_in_b["attention_output"],
+        "unmasked attention without positions gives a word the same output in both orders"
+    );
+    for key in [
+        "position",
+        "text",
+        "id",
+        "token_vector",
+        "position_vector",
+        "input_vector",
+        "attention_output",
+    ] {
+        assert!(dog_in_a.get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn compare_with_positions_or_a_causal_mask_tells_the_orders_apart() {
+    for extra in [
+        &["--positions", "learned"][..],
+        &["--causal"][..],
+        &["--positions", "rope"][..],
+    ] {
+        let mut args = vec![
+            "compare",
+            "dog bites man",
+            "man bites dog",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let json = json_of(&args);
+        assert_eq!(json["same_token_vectors"], true, "{extra:?}");
+        let sentences = json["sentences"].as_array().unwrap();
+        assert_ne!(
+            sentences[0]["tokens"][0]["attention_output"],
+            sentences[1]["tokens"][2]["attention_output"],
+            "{extra:?}"
+        );
+    }
+}
+
+#[test]
+fn compare_under_gpt2_explains_different_pieces() {
+    let json = json_of(&[
+        "compare",
+        "dog bites man",
+        "man bites dog",
+        "--vocab",
+        "gpt2",
+        "--dim",
+        "4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json["same_token_vectors"], false);
+    let differences = json["id_differences"].as_array().unwrap();
+    assert!(
+        differences[0].as_str().unwrap().contains("leading space"),
+        "{json}"
+    );
+}
+
+#[test]
+fn compare_table_and_errors() {
+    let table = stdout_of(&["compare", "dog bites man", "man bites dog"]);
+    assert!(table.contains("same token vectors: yes"), "{table}");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_embedlens"))
+        .args(["compare", "dog bites cat", "cat bites dog"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cat"), "{stderr}");
+}

@@ -435,3 +435,55 @@ fn words_vocabulary_with_learned_positions_from_the_command_line() {
     session.press(b"q");
     session.assert_clean_exit();
 }
+
+#[test]
+fn the_guided_lesson_asks_before_it_shows_and_can_be_left_and_resumed() {
+    let mut session = Session::launch(&[]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(b"\r");
+    session.wait_for_text("EXPLORE");
+    session.press(b"L");
+    let question =
+        session.wait_for_all(&["step 1 of 7", "What comes out?", "Hidden until you guess"]);
+    assert!(
+        question.contains("1)") && question.contains("2)"),
+        "{question}"
+    );
+    session.press(b"2");
+    session.wait_for_all(&["Right, and the panes above show it", "One-hot"]);
+    session.press(b"\r");
+    session.wait_for_all(&["step 2 of 7", "The repeated word"]);
+    session.press(b"1");
+    session.wait_for_text("distance 0.0000");
+    // Leave in the middle, then resume at the same step.
+    session.press(b"\x1b");
+    session.wait_for_text("left the lesson at step 2 of 7");
+    session.press(b"L");
+    session.wait_for_text("step 2 of 7");
+    for answer in [b"2", b"1", b"2", b"2"] {
+        session.press(b"\r");
+        session.press(answer);
+    }
+    session.wait_for_all(&["step 6 of 7", "RoPE"]);
+    session.press(b"\r");
+    session.wait_for_text("step 7 of 7");
+    session.press(b"\r");
+    session.wait_for_text("lesson finished");
+    session.press(b"q");
+    session.assert_clean_exit();
+}
+
+#[test]
+fn compare_mode_from_the_keyboard() {
+    let mut session = Session::launch(&[]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(b"\rc");
+    session.wait_for_all(&[
+        "SAME SET OF TOKEN VECTORS",
+        "identical outputs in both orders",
+    ]);
+    session.press(b"p");
+    session.wait_for_text("get different outputs");
+    session.press(b"q");
+    session.assert_clean_exit();
+}

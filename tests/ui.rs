@@ -353,3 +353,412 @@ fn a_rotary_model_has_no_position_table_and_says_why() {
     assert!(text.contains("rotary"), "{text}");
     assert_snapshot!(terminal.backend());
 }
+
+// Similarity and one-hot panes
+
+/// The line of the screen that contains `needle`.
+fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.lines()
+        .find(|line| line.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"))
+}
+
+/// Draws at the smallest, a middling and a large size, none of which may panic.
+fn draws_at_every_size(app: &App) {
+    for (width, height) in [(50, 16), (80, 24), (200, 60)] {
+        draw(app, width, height);
+    }
+}
+
+#[test]
+fn similarity_of_the_copies_without_positions() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('s')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    let second_fox = line_with(&text, "▶ 3 fox");
+    let first_cell = second_fox.split("▶ 3 fox").nth(1).expect("cells");
+    assert!(
+        first_cell.trim_start().starts_with("█  1.00"),
+        "the two foxes have cosine 1.00:\n{text}"
+    );
+    assert!(
+        text.contains("Copies of a word have cosine 1.00 with each other: the same vector"),
+        "{text}"
+    );
+    assert!(text.contains("nearest to the token vector"), "{text}");
+    assert!(text.contains("(positions off: the same list)"), "{text}");
+    assert!(
+        line_with(&text, "▶ 2  fox ").contains("1.0000"),
+        "the token is its own nearest row:\n{text}"
+    );
+    assert_snapshot!(terminal.backend());
+    draws_at_every_size(&app);
+}
+
+#[test]
+fn similarity_of_the_copies_with_learned_positions() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('s'), KeyCode::Char('p')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("With learned positions added the copies are no longer identical: cosine"),
+        "{text}"
+    );
+    assert!(text.contains("nearest to token + position"), "{text}");
+    assert!(!text.contains("(positions off"), "{text}");
+    assert_snapshot!(terminal.backend());
+    draws_at_every_size(&app);
+}
+
+#[test]
+fn similarity_of_a_long_sentence_as_shades() {
+    let sentence = ["the dog bites the man and the man bites the dog"; 3].join(" ");
+    let mut app = app_with(&sentence);
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Char('v'), KeyCode::Char('s')],
+    );
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("░▒▓█ toward 1"), "{text}");
+    assert!(
+        text.contains("cosine    0  1  2  3"),
+        "too many tokens for numbers: shades under a ruler of positions\n{text}"
+    );
+    draws_at_every_size(&app);
+}
+
+#[test]
+fn similarity_of_a_word_without_a_row() {
+    let mut app = app_with("the cat bites");
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Right, KeyCode::Char('s')],
+    );
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        text.contains("'cat' has no row, so there is nothing to find the nearest rows of"),
+        "{text}"
+    );
+    draws_at_every_size(&app);
+}
+
+#[test]
+fn one_hot_times_the_seed_matrix() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('o')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("one-hot(2) = [0 0 1 0 0 0]"), "{text}");
+    assert!(
+        text.contains("one-hot(2) × W = row 2, bit for bit"),
+        "{text}"
+    );
+    assert_snapshot!(terminal.backend());
+    draws_at_every_size(&app);
+}
+
+#[test]
+fn one_hot_of_a_big_vocabulary_is_abbreviated() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('v'), KeyCode::Char('o')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains(" … 0 1 0 … 0"), "{text}");
+    assert!(text.contains("bit for bit"), "{text}");
+    assert_snapshot!(terminal.backend());
+    draws_at_every_size(&app);
+}
+
+#[test]
+fn one_hot_of_wide_rows_and_of_a_word_without_a_row() {
+    let mut app = wide_app("1500 7 1500");
+    press(&mut app, &[KeyCode::End, KeyCode::Char('o')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        text.contains("one-hot(1500) × W = row 1500, bit for bit"),
+        "{text}"
+    );
+    assert!(text.contains("▶ 1500 × 1 "), "{text}");
+    draws_at_every_size(&app);
+
+    let mut app = app_with("the cat bites");
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Right, KeyCode::Char('o')],
+    );
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        text.contains("'cat' has no row in the seed vocabulary"),
+        "{text}"
+    );
+    draws_at_every_size(&app);
+}
+
+// Attention and position-table panes
+
+/// The explorer on the default sentence with the attention pane open, after `keys`.
+fn attention_after(keys: &[KeyCode]) -> App {
+    let mut app = app_with("fox bites the fox");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('a')]);
+    press(&mut app, keys);
+    app
+}
+
+/// The screen's line that holds `needle`.
+fn screen_line<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.lines()
+        .find(|line| line.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{text}"))
+}
+
+/// Draws at every size from the smallest the panes take to a large one, and a few below it.
+fn sweep_sizes(app: &App) {
+    for width in [1, 30, 49, 50, 51, 64, 80, 120, 200] {
+        for height in [1, 8, 15, 16, 17, 24, 40, 60] {
+            draw(app, width, height);
+        }
+    }
+}
+
+#[test]
+fn attention_without_positions() {
+    let app = attention_after(&[]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("Attention · one head · unmasked · no positions"),
+        "{text}"
+    );
+    assert!(text.contains("No position signal"), "{text}");
+    let first = screen_line(&text, "▶   0 fox");
+    let last = screen_line(&text, "    3 fox");
+    assert_eq!(
+        first.split("▶   0 fox").nth(1),
+        last.split("    3 fox").nth(1),
+        "the two foxes attend alike:\n{text}"
+    );
+    assert_snapshot!(terminal.backend());
+    sweep_sizes(&app);
+}
+
+#[test]
+fn attention_with_the_causal_mask() {
+    let app = attention_after(&[KeyCode::Char('u')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("· causal mask · no positions"), "{text}");
+    let first = screen_line(&text, "▶   0 fox");
+    assert!(
+        first.contains("█1.00"),
+        "position 0 sees only itself:\n{text}"
+    );
+    assert!(
+        text.contains("The causal mask alone breaks the symmetry"),
+        "{text}"
+    );
+    assert_snapshot!(terminal.backend());
+    sweep_sizes(&app);
+}
+
+#[test]
+fn attention_with_rope() {
+    let mut app = attention_after(&[KeyCode::Char('m'), KeyCode::Char('m')]);
+    press(&mut app, &[KeyCode::End]);
+    assert_eq!(app.active_scheme(), PositionScheme::Rope);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("· unmasked · rope "), "{text}");
+    assert!(
+        text.contains("RoPE adds nothing to the embeddings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("first pairs of dimensions at position 3"),
+        "{text}"
+    );
+    assert_snapshot!(terminal.backend());
+    sweep_sizes(&app);
+}
+
+#[test]
+fn attention_with_alibi() {
+    let app = attention_after(&[KeyCode::Char('m'); 3]);
+    assert_eq!(app.active_scheme(), PositionScheme::Alibi);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("· unmasked · alibi "), "{text}");
+    assert!(text.contains("all 8 heads' slopes: 1/2 1/4 1/8"), "{text}");
+    assert!(text.contains("bias on position 0's scores"), "{text}");
+    assert!(text.contains("Press u for the causal mask"), "{text}");
+    assert_snapshot!(terminal.backend());
+    sweep_sizes(&app);
+}
+
+#[test]
+fn attention_of_a_long_sentence_as_shades() {
+    let sentence = ["the dog bites the man and the man bites the dog"; 5].join(" ");
+    let mut app = app_with(&sentence);
+    press(
+        &mut app,
+        &[
+            KeyCode::Enter,
+            KeyCode::Char('v'),
+            KeyCode::Char('a'),
+            KeyCode::Char('u'),
+            KeyCode::End,
+        ],
+    );
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("the first 48 of 55 tokens"), "{text}");
+    sweep_sizes(&app);
+}
+
+#[test]
+fn attention_of_wide_vectors() {
+    let mut app = wide_app("1500 7 1500");
+    press(&mut app, &[KeyCode::Char('a'), KeyCode::Char('p')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("1 cell = mean of"), "{text}");
+    sweep_sizes(&app);
+}
+
+#[test]
+fn position_table_learned() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('t'), KeyCode::Char('p')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("Position table · learned · 16 positions × 3 dims"),
+        "{text}"
+    );
+    assert!(text.contains("exact values at position 3"), "{text}");
+    assert_snapshot!(terminal.backend());
+    sweep_sizes(&app);
+}
+
+#[test]
+fn position_table_sinusoidal() {
+    let mut app = at_second_fox();
+    press(
+        &mut app,
+        &[KeyCode::Char('t'), KeyCode::Char('p'), KeyCode::Char('m')],
+    );
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("Position table · sinusoidal"), "{text}");
+    // Position 3, dimension pair 0: sin 3 and cos 3.
+    assert!(text.contains("  0.1411 -0.9900"), "{text}");
+    assert_snapshot!(terminal.backend());
+    sweep_sizes(&app);
+}
+
+#[test]
+fn position_table_for_rope_shows_sinusoidal_for_contrast() {
+    let mut app = at_second_fox();
+    press(
+        &mut app,
+        &[KeyCode::Char('t'), KeyCode::Char('m'), KeyCode::Char('m')],
+    );
+    assert_eq!(app.active_scheme(), PositionScheme::Rope);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        text.contains("RoPE adds no vectors to the embeddings"),
+        "{text}"
+    );
+    assert!(text.contains("sinusoidal for contrast"), "{text}");
+    sweep_sizes(&app);
+}
+
+#[test]
+fn position_table_of_wide_vectors() {
+    let mut app = wide_app("1500 7 1500");
+    press(&mut app, &[KeyCode::Char('t'), KeyCode::End]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("1 cell = mean of"), "{text}");
+    sweep_sizes(&app);
+}
+
+#[test]
+fn attention_marks_the_current_row_without_colour() {
+    let app = attention_after(&[KeyCode::End]);
+    let terminal = draw(&app, 120, 40);
+    let buffer = terminal.backend().buffer();
+    let area = buffer.area;
+    let markers: Vec<_> = (area.y..area.bottom())
+        .flat_map(|y| (36..area.right()).map(move |x| (x, y)))
+        .filter(|&(x, y)| buffer[(x, y)].symbol() == "▶")
+        .collect();
+    assert_eq!(markers.len(), 2, "the heat-map row and the output row");
+    for (x, y) in markers {
+        assert!(buffer[(x, y)].modifier.contains(Modifier::REVERSED));
+    }
+}
+
+// Compare mode and the guided lesson
+
+#[test]
+fn compare_mode_without_positions() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('c')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
+    assert!(text.contains("A and B are identical"), "{text}");
+    assert!(text.contains("all 3 words get identical outputs"), "{text}");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn compare_mode_with_learned_positions() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('p')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        text.contains("3 of 3 words get different outputs"),
+        "{text}"
+    );
+    for width in [50, 80, 200] {
+        draw(&app, width, 24);
+    }
+}
+
+#[test]
+fn compare_mode_edits_the_second_sentence() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('I')]);
+    for _ in 0.."man bites dog".len() {
+        press(&mut app, &[KeyCode::Backspace]);
+    }
+    type_text(&mut app, "man bites cat");
+    press(&mut app, &[KeyCode::Enter]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("'cat' in sentence B has no row"), "{text}");
+}
+
+#[test]
+fn lesson_question_then_reveal() {
+    let mut app = at_second_fox();
+    press(
+        &mut app,
+        &[KeyCode::Char('L'), KeyCode::Char('2'), KeyCode::Enter],
+    );
+    let hidden = screen_text(&draw(&app, 120, 40));
+    assert!(hidden.contains("step 2 of 7"), "{hidden}");
+    assert!(hidden.contains("Hidden until you guess"), "{hidden}");
+    assert!(
+        !hidden.contains("distance 0.0000"),
+        "the answer stays hidden: {hidden}"
+    );
+    press(&mut app, &[KeyCode::Char('1')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("✔ 1) the same vector"), "{text}");
+    assert!(
+        text.contains("fox at 0 and 3: same row 2, distance 0.0000"),
+        "{text}"
+    );
+    assert_snapshot!(terminal.backend());
+}

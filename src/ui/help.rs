@@ -28,6 +28,7 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
         Scope::Input => " TYPE ",
         Scope::Help => " HELP ",
         Scope::Prompt => " FIND ",
+        Scope::Lesson => " LESSON ",
         Scope::Explorer | Scope::Anywhere => " EXPLORE ",
     };
     let mut spans = vec![Span::styled(mode, theme.current()), Span::raw(" ")];

@@ -39,6 +39,9 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
             theme.muted(),
         )];
     }
+    if app.compare().is_some() {
+        return compare_lines(app);
+    }
     let Some(lookup) = app.lookups().get(app.step()) else {
         return vec![Line::styled(
             "Type a sentence, then press Enter to step through its lookups.",
@@ -47,32 +50,19 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
     };
     let token = &lookup.token;
     let Some(id) = token.id else {
-        let words = model
-            .tokenizer()
-            .and_then(|tokenizer| tokenizer.listing())
-            .filter(|listing| listing.len() <= 12)
-            .map(|listing| format!(" ({})", listing.join(", ")))
-            .unwrap_or_default();
-        return vec![
-            Line::styled(
-                format!(
-                    "'{}' is not in the {} vocabulary{words}: it has no row to return.",
-                    token.text,
-                    model.label()
-                ),
-                theme.warning(),
-            ),
-            Line::styled(
-                "Press v for the words vocabulary, or i to edit the sentence.",
-                theme.muted(),
-            ),
-        ];
+        return no_row_lines(app, &token.text);
     };
     let mut lines = Vec::new();
     if let Some(sentence) = describe_copies(app.lookups(), app.step(), app.active_scheme()) {
         lines.push(Line::styled(sentence, theme.finding()));
         let explanation = if lookup.position == PositionVector::NoLearnedTable {
             NO_TABLE_EXPLANATION.to_owned()
+        } else if app.overlay() && !app.scheme().is_additive() {
+            format!(
+                "{} adds nothing to the embeddings, so the copies stay identical here: position \
+                 enters inside attention (a shows where).",
+                app.scheme()
+            )
         } else if app.overlay() {
             format!(
                 "Same row, but different {} position vectors: the input vectors now differ.",
@@ -126,6 +116,52 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
         );
     }
     lines
+}
+
+/// The current token's finding on its own, for the lesson panel: its copies and their distance.
+pub(super) fn finding(app: &App) -> Option<Line<'static>> {
+    describe_copies(app.lookups(), app.step(), app.active_scheme())
+        .map(|sentence| Line::styled(sentence, app.theme().finding()))
+}
+
+/// The readout for a word the vocabulary has no row for.
+fn no_row_lines(app: &App, text: &str) -> Vec<Line<'static>> {
+    let (theme, model) = (app.theme(), app.model());
+    let words = model
+        .tokenizer()
+        .and_then(|tokenizer| tokenizer.listing())
+        .filter(|listing| listing.len() <= 12)
+        .map(|listing| format!(" ({})", listing.join(", ")))
+        .unwrap_or_default();
+    vec![
+        Line::styled(
+            format!(
+                "'{text}' is not in the {} vocabulary{words}: it has no row to return.",
+                model.label()
+            ),
+            theme.warning(),
+        ),
+        Line::styled(
+            "Press v for the words vocabulary, or i to edit the sentence.",
+            theme.muted(),
+        ),
+    ]
+}
+
+/// The readout in compare mode: what to try.
+fn compare_lines(app: &App) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    vec![
+        Line::styled(
+            "Compare mode: the same words in two orders, through the same layer and the same attention head.",
+            theme.title(),
+        ),
+        Line::styled(
+            "p adds position vectors and m cycles the schemes: watch the badge and the attention line. \
+             u switches on the causal mask of decoder models. i edits A, I edits B; c leaves.",
+            theme.muted(),
+        ),
+    ]
 }
 
 /// What this one lookup did, spelled out: which row, and what was added to it.

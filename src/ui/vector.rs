@@ -211,10 +211,82 @@ pub fn pad(text: &str, width: usize) -> String {
     format!("{fitted}{}", " ".repeat(padding))
 }
 
+/// The heat-map cell for a similarity in [-1, 1]: the strip's glyph families (`░▒▓█` toward 1,
+/// `-=≡■` toward −1, `·` near 0), so a heat map reads without colour; `?` when there is none.
+#[must_use]
+pub fn heat_glyph(value: f64) -> char {
+    if !value.is_finite() {
+        return '?';
+    }
+    let level = [0.2, 0.45, 0.7, 0.95]
+        .iter()
+        .filter(|&&limit| value.abs() >= limit)
+        .count();
+    if value < 0.0 {
+        NEGATIVE_GLYPHS[level]
+    } else {
+        POSITIVE_GLYPHS[level]
+    }
+}
+
+/// The key to [`heat_glyph`], in words.
+pub const HEAT_LEGEND: &str = "░▒▓█ toward 1: same direction · · near 0 · -=≡■ toward −1: opposite";
+
+/// Shades by weight, for a value in [0, 1] such as an attention weight: below 0.05, 0.25, 0.5,
+/// 0.75, and from 0.75 up.
+const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];
+
+/// A heat-map cell for a value in [0, 1]: a shade that darkens as the value grows, so the
+/// map reads without colour. Values outside the range take the nearest end's shade.
+#[must_use]
+pub fn shade_glyph(value: f64) -> char {
+    if value.is_nan() {
+        return '!';
+    }
+    let level = [0.05, 0.25, 0.5, 0.75]
+        .iter()
+        .filter(|&&limit| value >= limit)
+        .count();
+    SHADES[level]
+}
+
+/// Text broken into lines of at most `width` columns at spaces (a word longer than a line is
+/// cut with [`fit`]), for findings whose height a pane must know before it draws them.
+#[must_use]
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let word = fit(word, width);
+        if !line.is_empty() && line.width() + 1 + word.width() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use ndarray::arr1;
+
+    #[test]
+    fn heat_glyphs_show_sign_and_size_without_colour() {
+        assert_eq!(heat_glyph(1.0), '█');
+        assert_eq!(heat_glyph(0.73), '▓');
+        assert_eq!(heat_glyph(0.05), '·');
+        assert_eq!(heat_glyph(-0.31), '-');
+        assert_eq!(heat_glyph(-1.0), '■');
+        assert_eq!(heat_glyph(f64::NAN), '?');
+    }
 
     #[test]
     fn values_print_with_four_decimals() {
@@ -279,5 +351,25 @@ mod tests {
         assert_eq!(pad("fox", 5), "fox  ");
         assert_eq!(pad("東京都", 4), "東… ");
         assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn shades_darken_with_the_weight() {
+        let shades: String = [0.0, 0.04, 0.2, 0.31, 0.6, 1.0]
+            .map(shade_glyph)
+            .iter()
+            .collect();
+        assert_eq!(shades, "  ░▒▓█");
+        assert_eq!(shade_glyph(f64::NAN), '!');
+    }
+
+    #[test]
+    fn words_wrap_at_spaces() {
+        assert_eq!(
+            wrap_words("the dog bites the man", 9),
+            ["the dog", "bites the", "man"]
+        );
+        assert_eq!(wrap_words("", 9), [""]);
+        assert_eq!(wrap_words("unbelievable", 5), ["unbe…"]);
     }
 }

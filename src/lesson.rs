@@ -1,0 +1,190 @@
+//! The guided lesson: the article's argument in order, each point asked before it is shown.
+//!
+//! Each step names the panes it needs ([`Setup`]); `App::update` arranges them, so the lesson
+//! runs on the real explorer, on the learner's own sentence where it can.
+
+/// What the explorer shows for a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setup {
+    /// The lookup as a matrix product, at the first token.
+    RowLookup,
+    /// A word that appears twice, at its second copy, without positions.
+    RepeatedWord,
+    /// The lookups pane: the id is the layer's only input.
+    NoPositionInput,
+    /// Two orders of the same words side by side, without positions.
+    WordOrder,
+    /// The same with learned position vectors added.
+    PositionsAdded,
+    /// `RoPE` in the attention pane: position applied to queries and keys, not to the embedding.
+    InsideAttention,
+    /// Back to the explorer, everything on.
+    Summary,
+}
+
+/// One step of the lesson: a question, two answers, and what the screen then shows.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// A short name for the progress line.
+    pub title: &'static str,
+    /// The question asked before anything is shown.
+    pub question: &'static str,
+    /// The two answers; `None` for a step without a question.
+    pub choices: Option<[&'static str; 2]>,
+    /// Which answer (1 or 2) the screen will bear out.
+    pub answer: usize,
+    /// What the revealed panes show, in words.
+    pub reveal: &'static str,
+    /// How the explorer is arranged for this step.
+    pub setup: Setup,
+}
+
+/// The steps, in the article's order.
+pub const STEPS: [Step; 7] = [
+    Step {
+        title: "A lookup is a row",
+        question: "A token id goes into the embedding layer. What comes out?",
+        choices: Some([
+            "a vector computed from all the rows of the weight matrix",
+            "the one row whose number is the id, copied out",
+        ]),
+        answer: 2,
+        reveal: "One-hot(id) × W adds up every row times 0, except row id times 1: the product \
+                 is that row. A lookup is the same product without the zeros.",
+        setup: Setup::RowLookup,
+    },
+    Step {
+        title: "The repeated word",
+        question: "This sentence has a word twice. Do its two lookups return the same vector?",
+        choices: Some(["the same vector", "two different vectors"]),
+        answer: 1,
+        reveal: "Same id, same row, same vector: the distance between the copies is 0.0000. \
+                 The matrix marks one row for both.",
+        setup: Setup::RepeatedWord,
+    },
+    Step {
+        title: "No input for position",
+        question: "Could the layer give the second copy another vector if it wanted to?",
+        choices: Some([
+            "yes: it knows where each token stands",
+            "no: the id is its only input",
+        ]),
+        answer: 2,
+        reveal: "The layer receives an id and nothing else, so position cannot change what it \
+                 returns. Whatever comes next gets identical vectors for identical words.",
+        setup: Setup::NoPositionInput,
+    },
+    Step {
+        title: "Word order",
+        question: "Same words, other order. Does self-attention receive the same set of vectors?",
+        choices: Some(["the same set, in another order", "two different sets"]),
+        answer: 1,
+        reveal: "Every word brings the same vector in both orders, so the two sentences hand \
+                 attention the same set (and the same mean). Unmasked attention gives each \
+                 word the same output in both: it cannot tell who bit whom.",
+        setup: Setup::WordOrder,
+    },
+    Step {
+        title: "Positions added",
+        question: "Add a learned position vector to each token. Do the two orders still match?",
+        choices: Some(["yes, they still match", "no, now they differ"]),
+        answer: 2,
+        reveal: "Each position adds its own vector, so a word's input vector depends on where \
+                 it stands: the sets differ, and so do attention's outputs.",
+        setup: Setup::PositionsAdded,
+    },
+    Step {
+        title: "Position inside attention",
+        question: "With RoPE, as in Llama, does the embedding layer's output change with position?",
+        choices: Some([
+            "yes, RoPE adds a vector too",
+            "no, RoPE works inside attention",
+        ]),
+        answer: 2,
+        reveal: "RoPE leaves the embeddings alone (the copies stay identical there) and rotates \
+                 each query and key by an angle that grows with position, so a score depends \
+                 on how far apart two tokens are. ALiBi (press m) instead subtracts a penalty \
+                 that grows with distance from the scores.",
+        setup: Setup::InsideAttention,
+    },
+    Step {
+        title: "What you saw",
+        question: "The embedding layer returns rows by id, blind to position; attention alone \
+                   cannot tell orders apart; position vectors, or RoPE and ALiBi inside \
+                   attention, are what bring order in.",
+        choices: None,
+        answer: 1,
+        reveal: "That is the whole lesson. Esc returns to the explorer with everything you \
+                 saw still on screen; L starts the lesson again from the top.",
+        setup: Setup::Summary,
+    },
+];
+
+/// Where the learner is in the lesson.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The step, counting from 0.
+    pub step: usize,
+    /// The answer given to this step's question, if any yet.
+    pub answered: Option<usize>,
+}
+
+impl Progress {
+    /// The step's content.
+    #[must_use]
+    pub fn content(&self) -> &'static Step {
+        &STEPS[self.step.min(STEPS.len() - 1)]
+    }
+
+    /// Whether the step's panes are shown: after an answer, or for a step without a question.
+    #[must_use]
+    pub fn revealed(&self) -> bool {
+        self.answered.is_some() || self.content().choices.is_none()
+    }
+
+    /// Whether this is the last step.
+    #[must_use]
+    pub fn is_last(&self) -> bool {
+        self.step + 1 >= STEPS.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_question_has_a_right_answer_among_its_choices() {
+        for step in &STEPS {
+            if step.choices.is_some() {
+                assert!(step.answer == 1 || step.answer == 2, "{}", step.title);
+            }
+        }
+        assert!(STEPS.last().unwrap().choices.is_none());
+    }
+
+    #[test]
+    fn a_step_is_revealed_once_answered() {
+        let mut progress = Progress {
+            step: 1,
+            answered: None,
+        };
+        assert!(!progress.revealed());
+        progress.answered = Some(2);
+        assert!(progress.revealed());
+        assert!(
+            Progress {
+                step: 6,
+                answered: None
+            }
+            .revealed()
+        );
+        assert!(
+            Progress {
+                step: 6,
+                answered: None
+            }
+            .is_last()
+        );
+    }
+}

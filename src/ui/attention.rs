@@ -1,0 +1,727 @@
+//! The attention pane: one head of self-attention over the input vectors, as a heat map of its
+//! weights, each token's output, and a finding that says what the position scheme and the mask
+//! did to them.
+
+use std::ops::Range;
+
+use std::fmt::Write as _;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use super::vector::{
+    WideStyle, fit, format_value, is_wide, pad, shade_glyph, values_per_line, vector_lines,
+    wide_legend, wide_line, window, wrap_words,
+};
+use crate::app::{App, MAX_VIEW_TOKENS};
+use crate::core::attention::{Attention, Mask};
+use crate::core::positional::{
+    ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
+};
+use crate::core::tokenizer::copies_of;
+use crate::theme::{CURRENT_MARKER, Theme};
+
+/// The widest a token's text may be in the row labels.
+const TOKEN_WIDTH_LIMIT: usize = 10;
+/// Columns of a weight cell with its number: a shade and two decimals, `▒0.31`.
+const NUMBER_CELL: usize = 5;
+/// Heat-map rows the pane asks for at most; longer sentences scroll with the current token.
+const HEAT_ROWS_WANTED: usize = 16;
+/// Output rows the pane asks for at most.
+const OUTPUT_ROWS_WANTED: usize = 8;
+/// How many pairs of dimensions the `RoPE` table shows.
+const ROPE_PAIRS: usize = 3;
+
+/// How the weight cells are drawn at a width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cells {
+    /// A shade and the weight with two decimals.
+    Numbers,
+    /// Shades alone, as wide as the widest key position above them.
+    Shades(usize),
+    /// One shade a key; the header gives each key position's last digit.
+    Dense,
+}
+
+impl Cells {
+    /// Columns a cell takes with the gap after it.
+    fn pitch(self) -> usize {
+        match self {
+            Self::Numbers => NUMBER_CELL + 1,
+            Self::Shades(width) => width + 1,
+            Self::Dense => 1,
+        }
+    }
+}
+
+/// Where the pane's pieces go at a width.
+struct Grid {
+    /// The sentence index of each attention row: tokens without a row are left out.
+    members: Vec<usize>,
+    /// The attention row of the current token, if it has one.
+    current: Option<usize>,
+    position_width: usize,
+    token_width: usize,
+    cells: Cells,
+    /// The key columns in view.
+    keys: Range<usize>,
+    /// Columns after the row labels.
+    room: usize,
+}
+
+impl Grid {
+    fn new(app: &App, attention: &Attention, width: usize) -> Self {
+        let mut members: Vec<usize> = app
+            .lookups()
+            .iter()
+            .enumerate()
+            .filter(|(_, lookup)| lookup.input_vector.is_some())
+            .map(|(index, _)| index)
+            .take(MAX_VIEW_TOKENS)
+            .collect();
+        // The head ran over exactly these tokens; never index past its rows.
+        members.truncate(attention.weights.nrows());
+        let count = members.len();
+        let current = members.iter().position(|&index| index == app.step());
+        let tokens = app.tokens();
+        let last_position = members.last().map_or(0, |&index| tokens[index].position);
+        let digits = last_position.to_string().len();
+        let position_width = digits.max(3);
+        let token_width = members
+            .iter()
+            .map(|&index| tokens[index].text.width())
+            .max()
+            .unwrap_or(0)
+            .clamp(5, TOKEN_WIDTH_LIMIT);
+        let room = width.saturating_sub(2 + position_width + 1 + token_width + 1);
+        let cells = if count * Cells::Numbers.pitch() <= room {
+            Cells::Numbers
+        } else if count * Cells::Shades(digits).pitch() <= room {
+            Cells::Shades(digits)
+        } else {
+            Cells::Dense
+        };
+        let keys = window(count, (room / cells.pitch()).max(1), current.unwrap_or(0));
+        Self {
+            members,
+            current,
+            position_width,
+            token_width,
+            cells,
+            keys,
+            room,
+        }
+    }
+
+    fn header_lines(&self) -> usize {
+        if self.cells == Cells::Numbers { 2 } else { 1 }
+    }
+
+    /// A token's row label: the marker, its position and its text.
+    fn label(&self, app: &App, row: usize, theme: Theme) -> Span<'static> {
+        let token = &app.tokens()[self.members[row]];
+        let (marker, style) = if Some(row) == self.current {
+            (CURRENT_MARKER, theme.current())
+        } else {
+            (" ", Style::new())
+        };
+        Span::styled(
+            format!(
+                "{marker} {:>p$} {} ",
+                token.position,
+                pad(&token.text, self.token_width),
+                p = self.position_width
+            ),
+            style,
+        )
+    }
+
+    fn label_width(&self) -> usize {
+        2 + self.position_width + 1 + self.token_width + 1
+    }
+
+    fn blank_label(&self) -> String {
+        " ".repeat(self.label_width())
+    }
+}
+
+/// The rows the pane would like at a width, borders included.
+pub(super) fn natural_height(app: &App, width: u16) -> usize {
+    let width = usize::from(width.saturating_sub(2));
+    let Some(attention) = &app.views().attention else {
+        return 2 + wrap_words(&nothing_to_attend(app), width).len();
+    };
+    let grid = Grid::new(app, attention, width);
+    let count = grid.members.len();
+    2 + 1
+        + grid.header_lines()
+        + count.min(HEAT_ROWS_WANTED)
+        + 1
+        + count.min(OUTPUT_ROWS_WANTED) * lines_per_output(attention, &grid)
+        + finding(app, attention, &grid, width).len()
+        + extra(app, attention, &grid, width, app.theme()).len()
+}
+
+/// The pane's title, shortened when the pane is narrow.
+fn title(app: &App, width: u16) -> String {
+    let mask = match app.mask() {
+        Mask::None => "unmasked",
+        Mask::Causal => "causal mask",
+    };
+    let positions = match app.active_scheme() {
+        PositionScheme::None => "no positions",
+        PositionScheme::Learned => "learned positions",
+        PositionScheme::Sinusoidal => "sinusoidal positions",
+        PositionScheme::Rope => "rope",
+        PositionScheme::Alibi => "alibi",
+    };
+    let full = format!(" Attention · one head · {mask} · {positions} ");
+    if full.width() + 2 <= usize::from(width) {
+        full
+    } else {
+        format!(" Attention · {mask} · {positions} ")
+    }
+}
+
+fn nothing_to_attend(app: &App) -> String {
+    if app.tokens().is_empty() {
+        "No tokens yet: type a sentence, and the head will relate its words to one another."
+            .to_owned()
+    } else {
+        format!(
+            "No vectors to attend over: none of these tokens has a row in the {} vocabulary.",
+            app.model().label()
+        )
+    }
+}
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let block = super::pane(title(app, area.width), false, theme);
+    let inner = block.inner(area);
+    let width = usize::from(inner.width);
+    if let Some(message) = super::generating(app) {
+        block.render(area, buf);
+        message.render(inner, buf);
+        return;
+    }
+    let Some(attention) = &app.views().attention else {
+        block.render(area, buf);
+        let lines: Vec<Line> = wrap_words(&nothing_to_attend(app), width)
+            .into_iter()
+            .map(|line| Line::styled(line, theme.muted()))
+            .collect();
+        Paragraph::new(lines).render(inner, buf);
+        return;
+    };
+    let grid = Grid::new(app, attention, width);
+    let count = grid.members.len();
+    let with_rows = app
+        .lookups()
+        .iter()
+        .filter(|lookup| lookup.input_vector.is_some())
+        .count();
+    let block = if with_rows > count {
+        let note = format!(" the first {count} of {with_rows} tokens ");
+        block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
+    } else if with_rows < app.tokens().len() {
+        let note = " tokens without an input vector are left out ";
+        block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
+    } else {
+        block
+    };
+    block.render(area, buf);
+
+    let finding = finding(app, attention, &grid, width);
+    let extra = extra(app, attention, &grid, width, theme);
+    let per_output = lines_per_output(attention, &grid);
+    let budget = Budget::share(
+        usize::from(inner.height),
+        &grid,
+        per_output,
+        finding.len(),
+        extra.len(),
+    );
+
+    let mut lines = Vec::new();
+    if budget.caption {
+        let caption = if grid.cells == Cells::Dense {
+            "weights: row = query (who looks), column = key (looked at, by its position's last \
+             digit); each row sums to 1"
+        } else {
+            "weights: row = query (who looks), column = key (looked at); each row sums to 1"
+        };
+        lines.push(Line::styled(fit(caption, width), theme.muted()));
+    }
+    let (positions, texts) = heat_header(app, &grid, theme);
+    lines.push(positions);
+    lines.extend(texts.filter(|_| budget.texts));
+    let keep = grid.current.unwrap_or(0);
+    for row in window(count, budget.heat_rows, keep) {
+        lines.push(heat_row(app, attention, &grid, row, theme));
+    }
+    if budget.output_rows > 0 {
+        let scale = output_scale(attention);
+        lines.push(output_header(app, attention, &grid, scale, theme));
+        for row in window(count, budget.output_rows, keep) {
+            lines.extend(output_lines(app, attention, &grid, row, scale, theme));
+        }
+    }
+    let cut = budget.finding < finding.len();
+    for (index, line) in finding.iter().take(budget.finding).enumerate() {
+        // A finding cut short says so.
+        let line = if cut && index + 1 == budget.finding {
+            fit(&format!("{line} …"), width)
+        } else {
+            line.clone()
+        };
+        lines.push(Line::styled(line, theme.finding()));
+    }
+    if budget.extra {
+        lines.extend(extra);
+    }
+    Paragraph::new(lines).render(inner, buf);
+}
+
+/// Lines of the pane's height not yet given out.
+struct Room(usize);
+
+impl Room {
+    /// Up to `wanted` lines, as many as are left.
+    fn some(&mut self, wanted: usize) -> usize {
+        let given = wanted.min(self.0);
+        self.0 -= given;
+        given
+    }
+
+    /// All `wanted` lines, or none.
+    fn all(&mut self, wanted: usize) -> bool {
+        let fits = wanted <= self.0;
+        if fits {
+            self.0 -= wanted;
+        }
+        fits
+    }
+}
+
+/// How the pane's height is shared when not everything fits.
+struct Budget {
+    caption: bool,
+    texts: bool,
+    heat_rows: usize,
+    output_rows: usize,
+    finding: usize,
+    extra: bool,
+}
+
+impl Budget {
+    /// The heat map's positions and the current row come first, then the finding (cut short if
+    /// need be), the scheme's own lines, the rest of the heat map, the token texts above it,
+    /// the outputs and last the caption.
+    fn share(height: usize, grid: &Grid, per_output: usize, finding: usize, extra: usize) -> Self {
+        let count = grid.members.len();
+        let mut room = Room(height.saturating_sub(2));
+        let finding = room.some(finding);
+        let extra = room.all(extra);
+        let heat_rows = 1 + room.some(count.saturating_sub(1));
+        let texts = grid.cells == Cells::Numbers && room.all(1);
+        let per_output = per_output.max(1);
+        let output_rows = if room.all(1 + per_output) {
+            let more = count.saturating_sub(1).min(room.0 / per_output);
+            room.some(more * per_output);
+            1 + more
+        } else {
+            0
+        };
+        let caption = room.all(1);
+        Self {
+            caption,
+            texts,
+            heat_rows,
+            output_rows,
+            finding,
+            extra,
+        }
+    }
+}
+
+/// The key positions above the map, and the keys' texts when the cells are wide enough.
+fn heat_header(app: &App, grid: &Grid, theme: Theme) -> (Line<'static>, Option<Line<'static>>) {
+    let tokens = app.tokens();
+    let mut positions = format!(
+        "  {:>p$} {} ",
+        "pos",
+        pad("token", grid.token_width),
+        p = grid.position_width
+    );
+    for key in grid.keys.clone() {
+        let position = tokens[grid.members[key]].position;
+        match grid.cells {
+            Cells::Numbers => {
+                let _ = write!(positions, "{position:>NUMBER_CELL$} ");
+            }
+            Cells::Shades(width) => {
+                let _ = write!(positions, "{position:>width$} ");
+            }
+            Cells::Dense => positions.push_str(&(position % 10).to_string()),
+        }
+    }
+    let texts = (grid.cells == Cells::Numbers).then(|| {
+        let mut texts = grid.blank_label();
+        for key in grid.keys.clone() {
+            let text = fit(&tokens[grid.members[key]].text, NUMBER_CELL);
+            let _ = write!(texts, "{text:>NUMBER_CELL$} ");
+        }
+        Line::styled(texts, theme.muted())
+    });
+    (Line::styled(positions, theme.muted()), texts)
+}
+
+fn heat_row(
+    app: &App,
+    attention: &Attention,
+    grid: &Grid,
+    row: usize,
+    theme: Theme,
+) -> Line<'static> {
+    let is_current = Some(row) == grid.current;
+    let mut spans = vec![grid.label(app, row, theme)];
+    for key in grid.keys.clone() {
+        let weight = attention.weights[[row, key]];
+        // A hidden key's score is minus infinity: it is masked, not merely small.
+        let masked = attention.scores[[row, key]] == f64::NEG_INFINITY;
+        let text = match (grid.cells, masked) {
+            (Cells::Numbers, true) => format!("{:>NUMBER_CELL$} ", "·"),
+            (Cells::Numbers, false) => format!("{}{weight:.2} ", shade_glyph(weight)),
+            (Cells::Shades(width), true) => format!("{:>width$} ", "·"),
+            (Cells::Shades(width), false) => {
+                format!("{} ", shade_glyph(weight).to_string().repeat(width))
+            }
+            (Cells::Dense, true) => "·".to_owned(),
+            (Cells::Dense, false) => shade_glyph(weight).to_string(),
+        };
+        let style = if masked {
+            theme.muted()
+        } else {
+            #[expect(clippy::cast_possible_truncation, reason = "a display colour")]
+            let style = theme.value(weight as f32);
+            style
+        };
+        let style = if is_current {
+            style.add_modifier(Modifier::BOLD)
+        } else {
+            style
+        };
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
+}
+
+fn lines_per_output(attention: &Attention, grid: &Grid) -> usize {
+    let dims = attention.outputs.first().map_or(0, ndarray::ArrayBase::len);
+    if is_wide(dims) {
+        1
+    } else {
+        dims.div_ceil(values_per_line(grid.room)).max(1)
+    }
+}
+
+/// The outputs' typical size (root mean square), which wide strips are drawn relative to: the
+/// value projection makes them larger or smaller than the table's numbers.
+fn output_scale(attention: &Attention) -> f32 {
+    let (sum, count) = attention
+        .outputs
+        .iter()
+        .flat_map(|output| output.iter())
+        .filter(|value| value.is_finite())
+        .fold((0.0f64, 0usize), |(sum, count), &value| {
+            (sum + f64::from(value).powi(2), count + 1)
+        });
+    #[expect(clippy::cast_precision_loss, reason = "a few thousand values")]
+    let mean = sum / count.max(1) as f64;
+    #[expect(clippy::cast_possible_truncation, reason = "a display scale")]
+    let rms = mean.sqrt() as f32;
+    if rms > 0.0 && rms.is_finite() {
+        rms
+    } else {
+        1.0
+    }
+}
+
+/// How wide outputs are drawn: the explorer's view and window, relative to the outputs' size.
+fn output_style(app: &App, scale: f32) -> WideStyle {
+    WideStyle {
+        scale,
+        ..app.wide_style()
+    }
+}
+
+fn output_header(
+    app: &App,
+    attention: &Attention,
+    grid: &Grid,
+    scale: f32,
+    theme: Theme,
+) -> Line<'static> {
+    let dims = attention.outputs.first().map_or(0, ndarray::ArrayBase::len);
+    let mut text = format!(
+        "  {:>p$} {} output = Σ weight × value, each token's context vector",
+        "pos",
+        pad("token", grid.token_width),
+        p = grid.position_width
+    );
+    if is_wide(dims) {
+        text.push_str(" · ");
+        text.push_str(&wide_legend(dims, grid.room, output_style(app, scale)));
+    }
+    Line::styled(fit(&text, grid.label_width() + grid.room), theme.muted())
+}
+
+fn output_lines(
+    app: &App,
+    attention: &Attention,
+    grid: &Grid,
+    row: usize,
+    scale: f32,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let output = attention.outputs[row].view();
+    let parts = if is_wide(output.len()) {
+        vec![wide_line(
+            output,
+            grid.room,
+            output_style(app, scale),
+            theme,
+        )]
+    } else {
+        vector_lines(output, grid.room, theme)
+    };
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(part, values)| {
+            let lead = if part == 0 {
+                grid.label(app, row, theme)
+            } else {
+                Span::raw(grid.blank_label())
+            };
+            let mut spans = vec![lead];
+            spans.extend(values);
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// What the learner should see in the heat map and the outputs, wrapped to the width.
+fn finding(app: &App, attention: &Attention, grid: &Grid, width: usize) -> Vec<String> {
+    let tokens = app.tokens();
+    let first = grid
+        .members
+        .first()
+        .map_or(0, |&index| tokens[index].position);
+    let causal = app.mask() == Mask::Causal;
+    let text = match (app.active_scheme(), causal) {
+        (PositionScheme::None, false) => {
+            let mut text = "No position signal: each word's output depends only on which words \
+                            are present, not their order (press c to compare orders)."
+                .to_owned();
+            if let Some(copies) = repeated_current(app, grid) {
+                text.push_str(&copies);
+            }
+            text
+        }
+        (PositionScheme::None, true) => format!(
+            "The causal mask alone breaks the symmetry: position {first} sees only itself \
+             (weight {:.2}), the last token sees everything.",
+            attention.weights.get([0, 0]).copied().unwrap_or(1.0)
+        ),
+        (PositionScheme::Learned | PositionScheme::Sinusoidal, _) => {
+            let mut text = "Positions were added to the inputs, so the same word at another \
+                            place attends differently."
+                .to_owned();
+            if causal {
+                text.push_str(" The causal mask also hides from each token the tokens after it.");
+            }
+            text
+        }
+        (PositionScheme::Rope, _) => {
+            let mut text = "RoPE adds nothing to the embeddings: it rotates each query and key \
+                            pair of dimensions by position × θᵢ, keeping their length; a score \
+                            depends only on the distance between positions."
+                .to_owned();
+            if causal {
+                text.push_str(" The causal mask also hides the tokens after each token.");
+            }
+            text
+        }
+        (PositionScheme::Alibi, _) => {
+            let slopes: Vec<String> = alibi_slopes(ALIBI_HEADS)
+                .iter()
+                .map(|slope| format!("1/{}", (1.0 / slope).round()))
+                .collect();
+            format!(
+                "ALiBi adds nothing to the embeddings: it subtracts slope × distance from each \
+                 score (head 1, slope 1/2); all {ALIBI_HEADS} heads' slopes: {}.",
+                slopes.join(" ")
+            )
+        }
+    };
+    wrap_words(&text, width)
+}
+
+/// With no positions and no mask, copies of the current word get the same row and output.
+fn repeated_current(app: &App, grid: &Grid) -> Option<String> {
+    let copies: Vec<usize> = copies_of(app.tokens(), app.step())
+        .into_iter()
+        .filter(|index| grid.members.contains(index))
+        .collect();
+    if copies.len() < 2 {
+        return None;
+    }
+    let tokens = app.tokens();
+    let positions: Vec<String> = copies
+        .iter()
+        .map(|&index| tokens[index].position.to_string())
+        .collect();
+    let (last, rest) = positions.split_last()?;
+    Some(format!(
+        " {} at {} and {last}: identical weights and outputs.",
+        tokens[app.step()].text,
+        rest.join(", ")
+    ))
+}
+
+/// The scheme's own lines: `RoPE`'s rotation of the current token, `ALiBi`'s biases.
+fn extra(
+    app: &App,
+    attention: &Attention,
+    grid: &Grid,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    match app.active_scheme() {
+        PositionScheme::Rope => rope_lines(app, width, theme),
+        PositionScheme::Alibi => alibi_lines(app, attention, grid, width, theme),
+        PositionScheme::None | PositionScheme::Learned | PositionScheme::Sinusoidal => Vec::new(),
+    }
+}
+
+/// How `RoPE` turns the first pairs of the current token's vector, and keeps each pair's length.
+///
+/// The head's queries come already turned, so the pane shows the turn on the token's input
+/// vector: the angles are the same ones the head uses for its query and key.
+fn rope_lines(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let muted = |text: String| Line::styled(text, theme.muted());
+    let Some(lookup) = app.lookups().get(app.step()) else {
+        return Vec::new();
+    };
+    let position = lookup.token.position;
+    let Some(input) = &lookup.input_vector else {
+        return vec![muted(format!(
+            "{} has no row, so nothing to turn at position {position}.",
+            lookup.token.text
+        ))];
+    };
+    let dims = input.len();
+    let caption = format!(
+        "Rotation of the first pairs of dimensions at position {position} ({}), shown on its \
+         input vector; the head turns its query and key by the same angles, {position} × θᵢ \
+         radians, θᵢ = {ROPE_BASE}^(-2i/{dims}):",
+        lookup.token.text
+    );
+    let mut lines: Vec<Line<'static>> =
+        wrap_words(&caption, width).into_iter().map(muted).collect();
+    if dims < 2 {
+        lines.push(muted(
+            "a vector of one number has no pair to turn".to_owned(),
+        ));
+        return lines;
+    }
+    let rotated = rope_rotate(input.view(), position, ROPE_BASE);
+    lines.push(muted(format!(
+        "{:>4} {:>7} {:>9} {:>16}  {:>16}  length kept",
+        "pair", "dims", "angle", "before", "after"
+    )));
+    for pair in 0..(dims / 2).min(ROPE_PAIRS) {
+        let (even, odd) = (2 * pair, 2 * pair + 1);
+        #[expect(clippy::cast_precision_loss, reason = "positions and widths are small")]
+        let angle = position as f64 * ROPE_BASE.powf(-(even as f64) / dims as f64);
+        let length = |x: f32, y: f32| f64::from(x).hypot(f64::from(y));
+        let mut spans = vec![Span::raw(format!(
+            "{pair:>4} {:>7} {angle:>9.4} ",
+            format!("d{even} d{odd}")
+        ))];
+        for (index, vector) in [input, &rotated].into_iter().enumerate() {
+            if index == 1 {
+                spans.push(Span::styled(" →", theme.muted()));
+            }
+            for dim in [even, odd] {
+                spans.push(Span::styled(
+                    format_value(vector[dim]),
+                    theme.value(vector[dim]),
+                ));
+            }
+        }
+        spans.push(Span::raw(format!(
+            "  {:.4} = {:.4}",
+            length(input[even], input[odd]),
+            length(rotated[even], rotated[odd])
+        )));
+        lines.push(Line::from(spans));
+    }
+    if dims % 2 == 1 && dims / 2 < ROPE_PAIRS {
+        lines.push(muted(format!(
+            "d{} has no partner and is left as it is",
+            dims - 1
+        )));
+    }
+    lines
+}
+
+/// The current token's biases and what `ALiBi` can and cannot tell apart under each mask.
+fn alibi_lines(
+    app: &App,
+    attention: &Attention,
+    grid: &Grid,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let tokens = app.tokens();
+    if let Some(row) = grid.current {
+        let slope = alibi_slopes(ALIBI_HEADS)[0];
+        let position = tokens[grid.members[row]].position;
+        let mut text = format!("bias on position {position}'s scores, key by key:");
+        for key in grid.keys.clone() {
+            if attention.scores[[row, key]] == f64::NEG_INFINITY {
+                text.push_str("     ·");
+            } else {
+                let bias = alibi_bias(slope, position, tokens[grid.members[key]].position);
+                // Print -0 as 0: the token itself gets no penalty.
+                let _ = write!(text, " {:>5.2}", bias + 0.0);
+            }
+        }
+        lines.push(Line::styled(fit(&text, width), theme.muted()));
+    }
+    let note = match app.mask() {
+        Mask::None => {
+            "Unmasked, a sentence and its exact reversal keep every distance between words, so \
+             ALiBi alone cannot tell a 3-word sentence from its reversal: each word gets the \
+             same output in both orders. Press u for the causal mask ALiBi was designed for."
+        }
+        Mask::Causal => {
+            "With the causal mask each token sees only itself and the tokens before it, the \
+             set-up ALiBi was designed for: the farther back a token, the larger its penalty."
+        }
+    };
+    lines.extend(
+        wrap_words(note, width)
+            .into_iter()
+            .map(|line| Line::styled(line, theme.muted())),
+    );
+    lines
+}

@@ -1,0 +1,101 @@
+//! The lesson panel: progress, the question, then what the screen shows.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+use crate::app::App;
+use crate::lesson::STEPS;
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let Some(progress) = app.lesson() else {
+        return;
+    };
+    let step = progress.content();
+    let dots: String = (0..STEPS.len())
+        .map(|index| match index.cmp(&progress.step) {
+            std::cmp::Ordering::Less => '●',
+            std::cmp::Ordering::Equal => '◉',
+            std::cmp::Ordering::Greater => '○',
+        })
+        .collect();
+    let title = format!(
+        " Lesson · step {} of {} {dots} · {} ",
+        progress.step + 1,
+        STEPS.len(),
+        step.title
+    );
+    let mut lines = vec![Line::styled(step.question, theme.title())];
+    if let Some(choices) = step.choices {
+        for (number, choice) in (1..).zip(choices) {
+            let chosen = progress.answered == Some(number);
+            let right = progress.revealed() && number == step.answer;
+            let marker = match (chosen, right) {
+                (true, true) => "✔ ",
+                (true, false) => "✘ ",
+                (false, true) => "→ ",
+                (false, false) => "  ",
+            };
+            let style = if right {
+                theme.finding()
+            } else if chosen {
+                theme.warning()
+            } else {
+                theme.key()
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{marker}{number}) "), style),
+                Span::styled(choice, style),
+            ]));
+        }
+    }
+    if progress.revealed() {
+        let verdict = match progress.answered {
+            Some(answer) if answer == step.answer => "Right, and the panes above show it. ",
+            Some(_) => "Not quite: look at the panes above. ",
+            None => "",
+        };
+        lines.push(Line::from(vec![
+            Span::styled(verdict, theme.finding()),
+            Span::raw(step.reveal),
+        ]));
+        if app.compare().is_none()
+            && let Some(finding) = super::readout::finding(app)
+        {
+            lines.push(finding);
+        }
+        let next = if progress.is_last() {
+            "Enter finishes the lesson · ← back · Esc leaves"
+        } else {
+            "Enter: next step · ← back · Esc leaves (L resumes here)"
+        };
+        lines.push(Line::styled(next, theme.muted()));
+    } else {
+        lines.push(Line::styled(
+            "Guess first: press 1 or 2. The panes show the answer after you choose.",
+            theme.muted(),
+        ));
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: true })
+        .block(super::pane(title, true, theme))
+        .render(area, buf);
+}
+
+/// Stands in for the pane that would give the answer away before the learner guesses.
+pub(super) fn render_guess_first(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let text = vec![
+        Line::default(),
+        Line::styled("  Make your guess below first (1 or 2).", theme.title()),
+        Line::styled(
+            "  This pane shows the answer once you have chosen.",
+            theme.muted(),
+        ),
+    ];
+    Paragraph::new(text)
+        .block(super::pane(" Hidden until you guess ", false, theme))
+        .render(area, buf);
+}

@@ -1,0 +1,449 @@
+//! The one-hot pane: the lookup as a matrix product. A vector of zeros with a 1 at the id, times
+//! the weight matrix, is that row: every other row is multiplied by 0.
+
+use ndarray::ArrayView1;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use super::vector::{
+    VALUE_WIDTH, WideStyle, is_wide, pad, values_per_line, vector_lines, wide_legend, wide_line,
+    window, wrap_words,
+};
+use crate::app::App;
+use crate::theme::{CURRENT_MARKER, Theme};
+
+/// Rows of the weight matrix shown around the looked-up one.
+const ROWS_AROUND: usize = 5;
+/// The widest a token's text may be in a row label.
+const TOKEN_WIDTH_LIMIT: usize = 10;
+/// One-hot vectors with more entries than this are abbreviated, however wide the pane.
+const FULL_ONE_HOT_LIMIT: usize = 32;
+/// Zeros written out on each side of the 1 before the rest become `…`.
+const ZEROS_SHOWN: usize = 4;
+
+/// The rows the pane would like at a width, borders included.
+pub(super) fn natural_height(app: &App, width: u16) -> usize {
+    pane_lines(app, usize::from(width.saturating_sub(2)), usize::MAX).len() + 2
+}
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let block = super::pane(" One-hot · the lookup as a matrix product ", false, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if let Some(message) = super::generating(app) {
+        message.render(inner, buf);
+        return;
+    }
+    let lines = pane_lines(app, usize::from(inner.width), usize::from(inner.height));
+    Paragraph::new(lines).render(inner, buf);
+}
+
+/// Text as wrapped lines of one style.
+fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    wrap_words(text, width)
+        .into_iter()
+        .map(|line| Line::styled(line, style))
+        .collect()
+}
+
+fn pane_lines(app: &App, width: usize, height: usize) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let model = app.model();
+    let Some(token) = app.current_token() else {
+        return wrapped(
+            "Type a sentence, then press Enter: each token's lookup is shown as a product.",
+            width,
+            theme.muted(),
+        );
+    };
+    let Some(id) = token.id else {
+        let mut lines = wrapped(
+            &format!(
+                "'{}' has no row in the {} vocabulary: there is no index to put the 1 at, so no \
+                 one-hot vector and nothing to multiply.",
+                token.text,
+                model.label()
+            ),
+            width,
+            theme.warning(),
+        );
+        lines.extend(wrapped(
+            "Step to another token, or press v for another vocabulary.",
+            width,
+            theme.muted(),
+        ));
+        return lines;
+    };
+    let (Some(product), Some(row)) = (app.views().one_hot.as_ref(), model.lookup(id)) else {
+        return wrapped(
+            &format!("Row {id} cannot be read yet."),
+            width,
+            theme.muted(),
+        );
+    };
+    let rows = model.rows();
+    let intro = wrapped(
+        &format!(
+            "'{}' is id {id}: a one-hot vector of {rows} entries, all 0 but a 1 at index {id}.",
+            token.text
+        ),
+        width,
+        theme.muted(),
+    );
+    let [one_hot, pointer] = one_hot_lines(id, rows, width, theme);
+    let pointer = vec![pointer];
+    let matrix = Matrix::new(app, width);
+    let [header, legend] = matrix.header(app);
+    let result = matrix.result_lines(product.view(), app);
+    let (check, cost) = check_lines(app, id, product.view(), row.view(), width);
+
+    // A small matrix whole; else a few rows around the looked-up one, `⋮` for the rest.
+    let natural = if rows <= ROWS_AROUND + 2 {
+        rows
+    } else {
+        ROWS_AROUND
+    };
+    let natural_lines = if natural == rows { rows } else { natural + 2 };
+    // When short of room, the words go first, then the matrix's neighbours: the one-hot
+    // vector, the looked-up row, the product and the check stay.
+    let mut optional = [intro, cost, pointer, legend, header];
+    let kept = |optional: &[Vec<Line<'static>>]| optional.iter().map(Vec::len).sum::<usize>();
+    let essential = 1 + result.len() + check.len();
+    for drop in 0..optional.len() {
+        if essential + kept(&optional) + natural_lines <= height {
+            break;
+        }
+        optional[drop].clear();
+    }
+    let room = height.saturating_sub(essential + kept(&optional));
+    let (shown_rows, gaps) = if room >= natural_lines {
+        (natural, natural < rows)
+    } else if room >= 3 {
+        (room - 2, true)
+    } else {
+        (1, false)
+    };
+    let [intro, cost, pointer, legend, header] = optional;
+    let mut lines = intro;
+    lines.push(one_hot);
+    lines.extend(pointer);
+    lines.extend(header);
+    lines.extend(legend);
+    lines.extend(matrix.row_lines(app, id, shown_rows, gaps));
+    lines.extend(result);
+    lines.extend(check);
+    lines.extend(cost);
+    lines
+}
+
+/// The one-hot vector, written out or abbreviated, and a pointer to its 1.
+fn one_hot_lines(id: usize, rows: usize, width: usize, theme: Theme) -> [Line<'static>; 2] {
+    let lead = format!("one-hot({id}) = [");
+    let full = rows <= FULL_ONE_HOT_LIMIT && lead.width() + 2 * rows <= width;
+    let zeros = |count: usize, before: bool| -> String {
+        if full || count <= ZEROS_SHOWN {
+            "0 ".repeat(count)
+        } else if before {
+            "0 0 … 0 ".to_owned()
+        } else {
+            "0 … 0 0 ".to_owned()
+        }
+    };
+    let after = rows - 1 - id;
+    let before_text = format!("{lead}{}", zeros(id, true));
+    let after_text = zeros(after, false);
+    let one_column = before_text.width();
+    let mut spans = vec![Span::raw(before_text), Span::styled("1", theme.current())];
+    spans.push(Span::raw(if after == 0 {
+        "]".to_owned()
+    } else {
+        format!(" {}]", after_text.trim_end())
+    }));
+    let note = format!("↑ index {id}: {id} zeros before it, {after} after");
+    let pointer = if one_column + note.width() <= width {
+        format!("{}{note}", " ".repeat(one_column))
+    } else {
+        let note = format!("index {id} ↑");
+        " ".repeat((one_column + 1).saturating_sub(note.width())) + &note
+    };
+    [Line::from(spans), Line::raw(pointer)]
+}
+
+/// How the rows of the weight matrix and the result are laid out at a width.
+struct Matrix {
+    id_width: usize,
+    token_width: usize,
+    /// Columns for a row's values.
+    values: usize,
+    wide: Option<WideStyle>,
+}
+
+impl Matrix {
+    fn new(app: &App, width: usize) -> Self {
+        let model = app.model();
+        let id_width = model.rows().saturating_sub(1).to_string().len();
+        let token_width = if model.tokenizer().is_some() {
+            model.widest_token().min(TOKEN_WIDTH_LIMIT)
+        } else {
+            0
+        };
+        let mut matrix = Self {
+            id_width,
+            token_width,
+            values: 0,
+            wide: is_wide(model.dims()).then(|| app.wide_style()),
+        };
+        matrix.values = width.saturating_sub(matrix.label_width());
+        matrix
+    }
+
+    /// Marker, id, token and the one-hot entry ` × 0 `.
+    fn label_width(&self) -> usize {
+        2 + self.id_width
+            + 1
+            + if self.token_width > 0 {
+                self.token_width + 1
+            } else {
+                0
+            }
+            + 4
+    }
+
+    /// What `× W` means, and the key to wide rows when they are strips or windows.
+    fn header(&self, app: &App) -> [Vec<Line<'static>>; 2] {
+        let theme = app.theme();
+        let model = app.model();
+        let header = vec![Line::styled(
+            format!(
+                "× W, the {}×{} weight matrix: each row times its one-hot entry",
+                model.rows(),
+                model.dims()
+            ),
+            theme.muted(),
+        )];
+        let legend = self
+            .wide
+            .map(|style| {
+                Line::styled(
+                    format!(
+                        "{}{}",
+                        " ".repeat(self.label_width()),
+                        wide_legend(model.dims(), self.values, style)
+                    ),
+                    theme.muted(),
+                )
+            })
+            .into_iter()
+            .collect();
+        [header, legend]
+    }
+
+    /// A vector's values on one line: a strip or window when wide, else as many as fit.
+    fn values_line(&self, values: ArrayView1<f32>, theme: Theme) -> Vec<Span<'static>> {
+        if let Some(style) = self.wide {
+            return wide_line(values, self.values, style, theme);
+        }
+        let mut spans = vector_lines(values, self.values, theme)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        if values.len() > values_per_line(self.values) {
+            spans.push(Span::raw(" …"));
+        }
+        spans
+    }
+
+    /// `count` rows around row `id`, row `id` marked and multiplied by 1, the others muted;
+    /// with `gaps`, a `⋮` line for the rows above and below them.
+    fn row_lines(&self, app: &App, id: usize, count: usize, gaps: bool) -> Vec<Line<'static>> {
+        let theme = app.theme();
+        let model = app.model();
+        let shown = window(model.rows(), count, id);
+        let mut lines = Vec::new();
+        let gap = |rows: usize| {
+            Line::styled(
+                format!(
+                    "{}⋮ {rows} more {} × 0",
+                    " ".repeat(2 + self.id_width.saturating_sub(1)),
+                    if rows == 1 { "row" } else { "rows" }
+                ),
+                theme.muted(),
+            )
+        };
+        if gaps && shown.start > 0 {
+            lines.push(gap(shown.start));
+        }
+        for row in shown.clone() {
+            let Some(values) = model.lookup(row) else {
+                continue;
+            };
+            let looked_up = row == id;
+            let marker = if looked_up { CURRENT_MARKER } else { " " };
+            let mut label = format!("{marker} {row:>w$} ", w = self.id_width);
+            if self.token_width > 0 {
+                label.push_str(&pad(
+                    &model.token_text(row).unwrap_or_default(),
+                    self.token_width,
+                ));
+                label.push(' ');
+            }
+            label.push_str(if looked_up { "× 1 " } else { "× 0 " });
+            let spans = if looked_up {
+                let mut spans = vec![Span::styled(label, theme.current())];
+                spans.extend(self.values_line(values.view(), theme));
+                spans
+            } else {
+                let mut spans = vec![Span::styled(label, theme.muted())];
+                spans.extend(
+                    self.values_line(values.view(), theme)
+                        .into_iter()
+                        .map(|span| span.style(theme.muted())),
+                );
+                spans
+            };
+            lines.push(Line::from(spans));
+        }
+        if gaps && shown.end < model.rows() {
+            lines.push(gap(model.rows() - shown.end));
+        }
+        lines
+    }
+
+    /// `=` and the product, under the rows' values; wrapped when it is not wide.
+    fn result_lines(&self, product: ArrayView1<f32>, app: &App) -> Vec<Line<'static>> {
+        let theme = app.theme();
+        let sum = if self.label_width() > "= one-hot × W".width() {
+            "= one-hot × W"
+        } else {
+            "="
+        };
+        let lead = pad(sum, self.label_width());
+        let parts = match self.wide {
+            Some(style) => vec![wide_line(product, self.values, style, theme)],
+            None => vector_lines(product, self.values.max(VALUE_WIDTH), theme),
+        };
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(part, values)| {
+                let lead = if part == 0 {
+                    Span::styled(lead.clone(), theme.title())
+                } else {
+                    Span::raw(" ".repeat(lead.width()))
+                };
+                let mut spans = vec![lead];
+                spans.extend(values);
+                Line::from(spans)
+            })
+            .collect()
+    }
+}
+
+/// Whether the product is row `id` bit for bit, and what the product cost.
+fn check_lines(
+    app: &App,
+    id: usize,
+    product: ArrayView1<f32>,
+    row: ArrayView1<f32>,
+    width: usize,
+) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let theme = app.theme();
+    let model = app.model();
+    let differing = product
+        .iter()
+        .zip(row.iter())
+        .filter(|(a, b)| a.to_bits() != b.to_bits())
+        .count()
+        + product.len().abs_diff(row.len());
+    let check = if differing == 0 {
+        wrapped(
+            &format!(
+                "✓ one-hot({id}) × W = row {id}, bit for bit: a lookup is this product without \
+                 multiplying by all the zeros."
+            ),
+            width,
+            theme.finding(),
+        )
+    } else {
+        wrapped(
+            &format!(
+                "✗ one-hot({id}) × W differs from row {id} in {differing} of {} dims: another row \
+                 holds a NaN or infinity (0 × ∞ is NaN), or row {id} holds −0.0 (0 + −0.0 is \
+                 +0.0). The lookup copies the row as it is.",
+                row.len()
+            ),
+            width,
+            theme.warning(),
+        )
+    };
+    let (rows, dims) = (model.rows(), model.dims());
+    let cost = wrapped(
+        &format!(
+            "The product takes {} × {} = {} multiplications, {} of them by 0; the lookup copies {} \
+             numbers.",
+            grouped(rows),
+            grouped(dims),
+            grouped(rows * dims),
+            grouped((rows - 1) * dims),
+            grouped(dims)
+        ),
+        width,
+        theme.muted(),
+    );
+    (check, cost)
+}
+
+/// A count with thousands separated by commas: `12,865,792`.
+fn grouped(count: usize) -> String {
+    let digits = count.to_string();
+    let mut text = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(line: &Line) -> String {
+        line.spans
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect()
+    }
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(grouped(18), "18");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(12_865_792), "12,865,792");
+    }
+
+    #[test]
+    fn small_one_hots_are_written_out_and_big_ones_abbreviated() {
+        let theme = Theme::new(false);
+        let small = one_hot_lines(2, 6, 80, theme);
+        assert_eq!(text(&small[0]), "one-hot(2) = [0 0 1 0 0 0]");
+        assert_eq!(text(&small[1]).find('↑'), text(&small[0]).find('1'));
+        let big = one_hot_lines(1234, 2035, 80, theme);
+        assert_eq!(text(&big[0]), "one-hot(1234) = [0 0 … 0 1 0 … 0 0]");
+        assert_eq!(
+            text(&one_hot_lines(0, 2035, 80, theme)[0]),
+            "one-hot(0) = [1 0 … 0 0]"
+        );
+        assert_eq!(
+            text(&one_hot_lines(2034, 2035, 80, theme)[0]),
+            "one-hot(2034) = [0 0 … 0 1]"
+        );
+    }
+}

@@ -1,0 +1,383 @@
+//! The position-table pane: the position vectors of the scheme in use, positions × dimensions,
+//! as a heat map, and the exact values of the current position's row.
+
+use ndarray::Array1;
+use std::fmt::Write as _;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use super::vector::{
+    WideStyle, WideView, dims_per_cell, fit, is_wide, strip_glyph, values_per_line, vector_lines,
+    wide_line, window, wrap_words,
+};
+use crate::app::App;
+use crate::core::metrics::typical_magnitude;
+use crate::core::positional::{PositionScheme, sinusoidal};
+use crate::core::table::Table;
+use crate::theme::{CURRENT_MARKER, Theme};
+
+/// Position rows the pane asks for at most; longer tables scroll with the current token.
+const POSITION_ROWS_WANTED: usize = 16;
+/// The widest a dimension's cell gets when there are few dimensions.
+const CELL_PITCH_LIMIT: usize = 4;
+/// Positions a sinusoidal table shows when the model has no context length of its own.
+const SINUSOIDAL_POSITIONS: usize = 16;
+/// The sinusoidal table's unit: its values reach ±1, which then takes the darkest shade.
+const SINUSOIDAL_SCALE: f32 = 0.4;
+/// Where [`strip_glyph`] steps to the next shade, in units of the scale.
+const SHADE_STEPS: [f32; 4] = [0.25, 0.75, 1.5, 2.5];
+
+/// Which table the pane draws.
+enum Source<'a> {
+    /// The model's learned rows.
+    Learned(&'a Table),
+    /// Computed sine and cosine waves.
+    Sinusoidal,
+}
+
+/// What the pane shows for the scheme in use, and how it says so.
+struct Shown<'a> {
+    source: Source<'a>,
+    /// The scheme's name for the title, with what is shown instead when it has no table.
+    what: String,
+    /// A sentence above the map.
+    caption: String,
+    /// Whether the caption warns (no learned table).
+    warning: bool,
+    /// Rows of the table.
+    positions: usize,
+    dims: usize,
+    /// Shades and colours are relative to this.
+    scale: f32,
+}
+
+impl<'a> Shown<'a> {
+    fn new(app: &'a App) -> Self {
+        let model = app.model();
+        let dims = model.dims();
+        let last_position = app.tokens().last().map_or(0, |token| token.position);
+        let context = match model.context_length() {
+            0 => SINUSOIDAL_POSITIONS,
+            length => length,
+        };
+        let sinusoidal_positions = context.max(last_position + 1);
+        let added = if app.overlay() {
+            ""
+        } else {
+            " Not added now: p adds positions."
+        };
+        let sinusoidal_shown = |what: String, caption: String, warning: bool| Self {
+            source: Source::Sinusoidal,
+            what,
+            caption,
+            warning,
+            positions: sinusoidal_positions,
+            dims,
+            scale: SINUSOIDAL_SCALE,
+        };
+        match (app.scheme(), model.position_table()) {
+            (PositionScheme::Learned, Some(table)) => Self {
+                source: Source::Learned(table),
+                what: "learned".to_owned(),
+                caption: format!(
+                    "The model's learned table: row n is added to the token vector at position \
+                     n.{added}"
+                ),
+                warning: false,
+                positions: table.rows(),
+                dims,
+                scale: typical_magnitude(table).unwrap_or(1.0),
+            },
+            (PositionScheme::Learned, None) => sinusoidal_shown(
+                "learned: none · sinusoidal shown".to_owned(),
+                "This model has no learned position table (it puts positions inside attention, \
+                 or nowhere); the sinusoidal table is shown instead."
+                    .to_owned(),
+                true,
+            ),
+            (scheme @ (PositionScheme::Rope | PositionScheme::Alibi), _) => {
+                let name = if scheme == PositionScheme::Rope {
+                    "RoPE"
+                } else {
+                    "ALiBi"
+                };
+                sinusoidal_shown(
+                    format!("{scheme}: none · sinusoidal for contrast"),
+                    format!(
+                        "{name} adds no vectors to the embeddings: it acts inside attention \
+                         (press a), so there is no table to show. For contrast, the sinusoidal \
+                         table the original Transformer adds:"
+                    ),
+                    false,
+                )
+            }
+            (PositionScheme::Sinusoidal | PositionScheme::None, _) => sinusoidal_shown(
+                "sinusoidal".to_owned(),
+                format!(
+                    "Computed, not learned: sin(n / 10000^(2i/d)) in even dimensions, cos in odd \
+                     ones.{added}"
+                ),
+                false,
+            ),
+        }
+    }
+
+    /// The row for a position, if the table has one.
+    fn row(&self, position: usize) -> Option<Array1<f32>> {
+        match self.source {
+            Source::Learned(table) => table.row(position),
+            Source::Sinusoidal => {
+                (position < self.positions).then(|| sinusoidal(position, self.dims))
+            }
+        }
+    }
+}
+
+/// How the map's cells are laid out at a width.
+struct Grid {
+    position_width: usize,
+    /// Dimensions averaged into one cell.
+    per_cell: usize,
+    /// Columns a cell takes, its gap included.
+    pitch: usize,
+    /// Columns after the row labels.
+    room: usize,
+}
+
+impl Grid {
+    fn new(shown: &Shown, width: usize) -> Self {
+        let position_width = shown.positions.saturating_sub(1).to_string().len().max(3);
+        let room = width.saturating_sub(2 + position_width + 1);
+        let per_cell = dims_per_cell(shown.dims, room);
+        let pitch = if per_cell == 1 {
+            (room / shown.dims.max(1)).clamp(1, CELL_PITCH_LIMIT)
+        } else {
+            1
+        };
+        Self {
+            position_width,
+            per_cell,
+            pitch,
+            room,
+        }
+    }
+
+    fn label_width(&self) -> usize {
+        2 + self.position_width + 1
+    }
+}
+
+/// The position of the current token, if there is one.
+fn current_position(app: &App) -> Option<usize> {
+    app.current_token().map(|token| token.position)
+}
+
+/// The rows the pane would like at a width, borders included.
+pub(super) fn natural_height(app: &App, width: u16) -> usize {
+    let width = usize::from(width.saturating_sub(2));
+    let shown = Shown::new(app);
+    let grid = Grid::new(&shown, width);
+    2 + wrap_words(&shown.caption, width).len()
+        + 1
+        + shown.positions.min(POSITION_ROWS_WANTED)
+        + 1
+        + value_lines(app, &shown, &grid, width).len()
+}
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let shown = Shown::new(app);
+    let title = format!(
+        " Position table · {} · {} positions × {} dims ",
+        shown.what, shown.positions, shown.dims
+    );
+    let title = if title.width() + 2 <= usize::from(area.width) {
+        title
+    } else {
+        format!(
+            " Positions · {} · {}×{} ",
+            shown.what, shown.positions, shown.dims
+        )
+    };
+    let block = super::pane(title, false, theme);
+    let inner = block.inner(area);
+    let width = usize::from(inner.width);
+    let height = usize::from(inner.height);
+    let grid = Grid::new(&shown, width);
+    if let Some(message) = super::generating(app) {
+        block.render(area, buf);
+        message.render(inner, buf);
+        return;
+    }
+
+    let caption_style = if shown.warning {
+        theme.warning()
+    } else {
+        theme.muted()
+    };
+    let caption: Vec<Line> = wrap_words(&shown.caption, width)
+        .into_iter()
+        .map(|line| Line::styled(line, caption_style))
+        .collect();
+    let values = value_lines(app, &shown, &grid, width);
+    // The header and a row first, then the exact values (whole or not at all), the legend, the
+    // caption, and the other rows.
+    let mut left = height.saturating_sub(2);
+    let mut whole = |wanted: usize| {
+        let fits = wanted <= left;
+        if fits {
+            left -= wanted;
+        }
+        fits
+    };
+    let values_shown = whole(values.len());
+    let legend_shown = whole(1);
+    let caption_shown = whole(caption.len());
+    let rows = 1 + left.min(shown.positions.saturating_sub(1));
+    let current = current_position(app);
+    let shown_rows = window(shown.positions, rows, current.unwrap_or(0));
+    let block = if shown_rows.len() < shown.positions {
+        let range = format!(
+            " positions {}–{} of {} ",
+            shown_rows.start,
+            shown_rows.end.saturating_sub(1),
+            shown.positions
+        );
+        block.title_bottom(Line::styled(range, theme.muted()).right_aligned())
+    } else {
+        block
+    };
+    block.render(area, buf);
+
+    let mut lines: Vec<Line> = if caption_shown { caption } else { Vec::new() };
+    lines.push(header(&shown, &grid, theme));
+    for position in shown_rows {
+        lines.push(heat_row(&shown, &grid, position, current, theme));
+    }
+    if legend_shown {
+        lines.push(Line::styled(fit(&legend(&shown), width), theme.muted()));
+    }
+    if values_shown {
+        lines.extend(values);
+    }
+    Paragraph::new(lines).render(inner, buf);
+}
+
+fn header(shown: &Shown, grid: &Grid, theme: Theme) -> Line<'static> {
+    let mut text = format!("  {:>p$} ", "pos", p = grid.position_width);
+    let last = format!("d{}", shown.dims.saturating_sub(1));
+    if grid.per_cell == 1 && last.len() < grid.pitch {
+        for dim in 0..shown.dims {
+            let _ = write!(text, "{:<pitch$}", format!("d{dim}"), pitch = grid.pitch);
+        }
+    } else if grid.per_cell == 1 {
+        let _ = write!(text, "d0 … {last}, one cell a dimension");
+    } else {
+        let _ = write!(
+            text,
+            "d0 … {last}, one cell the mean of {} dimensions",
+            grid.per_cell
+        );
+    }
+    Line::styled(text, theme.muted())
+}
+
+fn heat_row(
+    shown: &Shown,
+    grid: &Grid,
+    position: usize,
+    current: Option<usize>,
+    theme: Theme,
+) -> Line<'static> {
+    let is_current = Some(position) == current;
+    let (marker, label_style) = if is_current {
+        (CURRENT_MARKER, theme.current())
+    } else {
+        (" ", Style::new())
+    };
+    let mut spans = vec![Span::styled(
+        format!("{marker} {position:>p$} ", p = grid.position_width),
+        label_style,
+    )];
+    let Some(row) = shown.row(position) else {
+        return Line::from(spans);
+    };
+    let values: Vec<f32> = row.to_vec();
+    for group in values.chunks(grid.per_cell) {
+        #[expect(clippy::cast_precision_loss, reason = "groups are small")]
+        let mean = group.iter().map(|&v| f64::from(v)).sum::<f64>() / group.len() as f64;
+        #[expect(clippy::cast_possible_truncation, reason = "a display value")]
+        let relative = mean as f32 / shown.scale;
+        let glyph = strip_glyph(relative).to_string();
+        let text = if grid.pitch > 1 {
+            format!("{} ", glyph.repeat(grid.pitch - 1))
+        } else {
+            glyph
+        };
+        let style = theme.value(relative);
+        let style = if is_current {
+            style.add_modifier(Modifier::BOLD)
+        } else {
+            style
+        };
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
+}
+
+/// How to read the shades, in the table's own numbers.
+fn legend(shown: &Shown) -> String {
+    let [faint, light, medium, dark] = SHADE_STEPS.map(|step| step * shown.scale);
+    format!(
+        "· below {faint:.2} · ░ ▒ ▓ █ from {faint:.2} {light:.2} {medium:.2} {dark:.2} · \
+         negative - = ≡ ■"
+    )
+}
+
+/// The exact values of the current position's row, with a line that says what they are.
+fn value_lines(app: &App, shown: &Shown, grid: &Grid, width: usize) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let Some(position) = current_position(app) else {
+        return Vec::new();
+    };
+    let Some(row) = shown.row(position) else {
+        let text = format!(
+            "position {position} is beyond the context length {}: the table has no row for it",
+            shown.positions
+        );
+        return vec![Line::styled(fit(&text, width), theme.warning())];
+    };
+    // The map is already a strip: a wide row's exact values are a window, scrolled by [ and ].
+    let wide = is_wide(shown.dims).then(|| WideStyle {
+        view: WideView::Values,
+        ..app.wide_style()
+    });
+    let mut caption = format!("exact values at position {position} (the ▶ row)");
+    if let Some(style) = wide {
+        let last = (style.first_dim + values_per_line(grid.room)).min(shown.dims);
+        let _ = write!(
+            caption,
+            ", d{}–d{} of {} ([ ] scroll sideways)",
+            style.first_dim,
+            last.saturating_sub(1),
+            shown.dims
+        );
+    }
+    let mut lines = vec![Line::styled(fit(&caption, width), theme.muted())];
+    let parts = match wide {
+        Some(style) => vec![wide_line(row.view(), grid.room, style, theme)],
+        None => vector_lines(row.view(), grid.room, theme),
+    };
+    let indent = " ".repeat(grid.label_width());
+    for values in parts {
+        let mut spans = vec![Span::raw(indent.clone())];
+        spans.extend(values);
+        lines.push(Line::from(spans));
+    }
+    lines
+}

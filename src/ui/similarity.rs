@@ -1,0 +1,617 @@
+//! The similarity pane: how alike the sentence's vectors are (their cosines, as a heat map), and
+//! which rows of the whole matrix point most nearly the way the current token's vectors do.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use super::vector::{HEAT_LEGEND, fit, heat_glyph, pad, window, wrap_words};
+use crate::app::{App, MAX_VIEW_TOKENS};
+use crate::core::tokenizer::copies_of;
+use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
+
+/// The widest a token's text may be in a row label or a nearest-rows list.
+const TOKEN_WIDTH_LIMIT: usize = 10;
+/// Columns of a cell with a shade and two decimals: ` █  1.00`.
+const SHADED_CELL: usize = 8;
+/// The widest a shaded cell grows to fit its column's label.
+const SHADED_CELL_LIMIT: usize = 12;
+/// Columns of a cell with two decimals alone: `  1.00`.
+const NUMBER_CELL: usize = 6;
+/// Rows of the heat map kept however short the pane, when the sentence has them.
+const MATRIX_MIN_ROWS: usize = 3;
+/// Columns between the two nearest-rows lists when they stand side by side.
+const LIST_GAP: usize = 4;
+/// The heading of the rows nearest the token vector.
+const TOKEN_HEADING: &str = "nearest to the token vector";
+/// The heading of the rows nearest the input vector.
+const INPUT_HEADING: &str = "nearest to token + position";
+
+/// The rows the pane would like at a width, borders included.
+pub(super) fn natural_height(app: &App, width: u16) -> usize {
+    pane_lines(app, usize::from(width.saturating_sub(2)), usize::MAX)
+        .lines
+        .len()
+        + 2
+}
+
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let block = super::pane(title(app), false, theme);
+    let inner = block.inner(area);
+    if let Some(message) = super::generating(app) {
+        block.render(area, buf);
+        message.render(inner, buf);
+        return;
+    }
+    let content = pane_lines(app, usize::from(inner.width), usize::from(inner.height));
+    let block = match content.range {
+        Some(range) => block.title_bottom(Line::styled(range, theme.muted()).right_aligned()),
+        None => block,
+    };
+    block.render(area, buf);
+    Paragraph::new(content.lines).render(inner, buf);
+}
+
+fn title(app: &App) -> String {
+    if app.overlay() {
+        format!(
+            " Cosine similarity · input vectors: token + {} position ",
+            app.scheme()
+        )
+    } else {
+        " Cosine similarity · token vectors (p adds positions) ".to_owned()
+    }
+}
+
+/// What the pane draws, and which tokens the heat map shows when it cannot show them all.
+struct Content {
+    lines: Vec<Line<'static>>,
+    range: Option<String>,
+}
+
+/// The tokens the heat map compares: those with a row, the first [`MAX_VIEW_TOKENS`] of them,
+/// as the app computed the cosines.
+struct Members {
+    /// Each member's index in the sentence.
+    indices: Vec<usize>,
+    /// The current token's place among them, if it is one.
+    current: Option<usize>,
+}
+
+impl Members {
+    fn new(app: &App, computed: usize) -> Self {
+        let indices: Vec<usize> = app
+            .lookups()
+            .iter()
+            .enumerate()
+            .filter(|(_, lookup)| lookup.input_vector.is_some())
+            .map(|(index, _)| index)
+            .take(MAX_VIEW_TOKENS.min(computed))
+            .collect();
+        let current = indices.iter().position(|&index| index == app.step());
+        Self { indices, current }
+    }
+}
+
+fn pane_lines(app: &App, width: usize, height: usize) -> Content {
+    let theme = app.theme();
+    let mut content = Content {
+        lines: Vec::new(),
+        range: None,
+    };
+    let muted = |text: &str| wrapped(text, width, theme.muted());
+    if app.tokens().is_empty() {
+        content.lines = muted("Type a sentence, then press Enter to compare its vectors.");
+        return content;
+    }
+    let cosine = app.views().cosine.as_ref();
+    let members = Members::new(app, cosine.map_or(0, ndarray::Array2::nrows));
+    let Some(cosine) = cosine.filter(|_| !members.indices.is_empty()) else {
+        content.lines = muted(&format!(
+            "No token of this sentence has a row in the {} vocabulary: there are no vectors \
+             to compare.",
+            app.model().label()
+        ));
+        return content;
+    };
+    let mut tail = finding_lines(app, &members, cosine, width);
+    tail.push(Line::default());
+    tail.extend(nearest_lines(app, width));
+    let heat = HeatMap::new(app, &members, width);
+    let legend = heat.legend(width, theme);
+    let fixed = 1 + legend.len() + tail.len();
+    // A few rows however short the pane, but never more than fit below the header, so the
+    // current token's row (which the window keeps) is always drawn.
+    let rows_room = height
+        .saturating_sub(fixed)
+        .max(MATRIX_MIN_ROWS.min(members.indices.len()))
+        .min(height.saturating_sub(1))
+        .max(1);
+    let (matrix, range) = heat.lines(app, &members, cosine, rows_room);
+    content.lines = matrix;
+    content.lines.extend(legend);
+    content.lines.extend(tail);
+    content.range = range;
+    content
+}
+
+/// Text as wrapped lines of one style.
+fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    wrap_words(text, width)
+        .into_iter()
+        .map(|line| Line::styled(line, style))
+        .collect()
+}
+
+/// How a cell of the heat map is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cells {
+    /// A shade and the cosine with two decimals, in a cell of this many columns (at least
+    /// [`SHADED_CELL`]; wider when the column labels need it and there is room).
+    Shaded(usize),
+    /// The cosine with two decimals.
+    Numbers,
+    /// A shade alone, repeated to the cell's width (1 to 3 columns, the first a space when
+    /// there are two or more).
+    Glyphs(usize),
+}
+
+impl Cells {
+    fn width(self) -> usize {
+        match self {
+            Self::Shaded(width) | Self::Glyphs(width) => width,
+            Self::Numbers => NUMBER_CELL,
+        }
+    }
+}
+
+/// The heat map's layout at a width.
+struct HeatMap {
+    position_width: usize,
+    token_width: usize,
+    cells: Cells,
+    /// The members whose columns are shown (all, unless even one column each does not fit).
+    columns: std::ops::Range<usize>,
+}
+
+impl HeatMap {
+    fn new(app: &App, members: &Members, width: usize) -> Self {
+        let tokens = app.tokens();
+        let position_width = members
+            .indices
+            .iter()
+            .map(|&index| tokens[index].position.to_string().len())
+            .max()
+            .unwrap_or(1);
+        let token_width = members
+            .indices
+            .iter()
+            .map(|&index| tokens[index].text.width())
+            .max()
+            .unwrap_or(0)
+            .clamp(3, TOKEN_WIDTH_LIMIT);
+        let mut heat = Self {
+            position_width,
+            token_width,
+            cells: Cells::Glyphs(1),
+            columns: 0..members.indices.len(),
+        };
+        let room = width.saturating_sub(heat.label_width());
+        let count = members.indices.len();
+        let longest_label = members
+            .indices
+            .iter()
+            .map(|&index| format!("{} {}", tokens[index].position, tokens[index].text).width())
+            .max()
+            .unwrap_or(0);
+        let roomy = (longest_label + 2).clamp(SHADED_CELL, SHADED_CELL_LIMIT);
+        heat.cells = [
+            Cells::Shaded(roomy),
+            Cells::Shaded(SHADED_CELL),
+            Cells::Numbers,
+            Cells::Glyphs(3),
+            Cells::Glyphs(2),
+        ]
+        .into_iter()
+        .find(|cells| count * cells.width() <= room)
+        .unwrap_or(Cells::Glyphs(1));
+        heat.columns = window(count, room.max(1), members.current.unwrap_or(0));
+        heat
+    }
+
+    fn label_width(&self) -> usize {
+        2 + self.position_width + 1 + self.token_width + 1
+    }
+
+    /// The key to the shades, when the cells have them.
+    fn legend(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
+        if self.cells == Cells::Numbers {
+            return Vec::new();
+        }
+        vec![Line::styled(fit(HEAT_LEGEND, width), theme.muted())]
+    }
+
+    /// The header and the rows that fit in `rows_room` lines, and which rows those are when
+    /// not all of them.
+    fn lines(
+        &self,
+        app: &App,
+        members: &Members,
+        cosine: &ndarray::Array2<f64>,
+        rows_room: usize,
+    ) -> (Vec<Line<'static>>, Option<String>) {
+        let theme = app.theme();
+        let tokens = app.tokens();
+        let count = members.indices.len().min(cosine.nrows());
+        let copies = copies_of(tokens, app.step());
+        let mut lines = vec![self.header(app, members)];
+        let rows = window(count, rows_room, members.current.unwrap_or(0));
+        for row in rows.clone() {
+            let index = members.indices[row];
+            let token = &tokens[index];
+            let (marker, style) = if Some(row) == members.current {
+                (CURRENT_MARKER, theme.current())
+            } else if copies.contains(&index) {
+                (USED_MARKER, theme.used())
+            } else {
+                (" ", Style::new())
+            };
+            let label = format!(
+                "{marker} {:>p$} {} ",
+                token.position,
+                pad(&token.text, self.token_width),
+                p = self.position_width
+            );
+            let mut spans = vec![Span::styled(label, style)];
+            for column in self.columns.clone().take_while(|&column| column < count) {
+                let value = cosine[[row, column]];
+                let same_row = row != column && tokens[members.indices[column]].id == token.id;
+                spans.push(self.cell(value, row == column, same_row, theme));
+            }
+            lines.push(Line::from(spans));
+        }
+        let mut hidden = Vec::new();
+        if rows.len() < count {
+            hidden.push(format!(
+                "rows {}–{} of {count}",
+                rows.start,
+                rows.end.saturating_sub(1)
+            ));
+        }
+        if self.columns.len() < count {
+            hidden.push(format!(
+                "columns {}–{}",
+                self.columns.start,
+                self.columns.end.saturating_sub(1)
+            ));
+        }
+        let with_rows = app
+            .lookups()
+            .iter()
+            .filter(|lookup| lookup.input_vector.is_some())
+            .count();
+        if with_rows > count {
+            hidden.push(format!("the first {count} tokens with rows"));
+        }
+        let range = (!hidden.is_empty()).then(|| format!(" {} ", hidden.join(" · ")));
+        (lines, range)
+    }
+
+    /// One cosine: the diagonal (a vector with itself) muted, copies of a word in bold.
+    fn cell(&self, value: f64, diagonal: bool, same_row: bool, theme: Theme) -> Span<'static> {
+        #[expect(clippy::cast_possible_truncation, reason = "a display value")]
+        let style = if diagonal {
+            theme.muted()
+        } else if same_row {
+            theme.finding()
+        } else {
+            theme.value(value as f32)
+        };
+        let number = if value.is_finite() {
+            format!("{value:.2}")
+        } else {
+            "n/a".to_owned()
+        };
+        let glyph = heat_glyph(value);
+        let text = match self.cells {
+            Cells::Shaded(width) => format!("{:>width$}", format!("{glyph}{number:>6}")),
+            Cells::Numbers => format!("{number:>NUMBER_CELL$}"),
+            Cells::Glyphs(1) => glyph.to_string(),
+            Cells::Glyphs(width) => format!(" {}", glyph.to_string().repeat(width - 1)),
+        };
+        Span::styled(text, style)
+    }
+
+    /// Column labels: `pos text` above numbers; a ruler of positions above shades alone.
+    fn header(&self, app: &App, members: &Members) -> Line<'static> {
+        let theme = app.theme();
+        let tokens = app.tokens();
+        let mut spans = vec![Span::styled(
+            pad("  cosine", self.label_width()),
+            theme.muted(),
+        )];
+        let cell = self.cells.width();
+        match self.cells {
+            Cells::Shaded(_) | Cells::Numbers => {
+                for column in self.columns.clone() {
+                    let token = &tokens[members.indices[column]];
+                    let label = fit(&format!("{} {}", token.position, token.text), cell - 1);
+                    let style = if Some(column) == members.current {
+                        theme.current()
+                    } else {
+                        theme.muted()
+                    };
+                    spans.push(Span::raw(" ".repeat(cell - label.width())));
+                    spans.push(Span::styled(label, style));
+                }
+            }
+            Cells::Glyphs(_) => {
+                let offset = usize::from(cell > 1);
+                let widest = self
+                    .columns
+                    .clone()
+                    .map(|column| tokens[members.indices[column]].position.to_string().len())
+                    .max()
+                    .unwrap_or(1);
+                // Label every `every`-th column, so labels never touch.
+                let every = [1, 2, 5, 10, 20]
+                    .into_iter()
+                    .find(|every| every * cell > widest)
+                    .unwrap_or(50);
+                let mut ruler = String::new();
+                for (slot, column) in self.columns.clone().enumerate() {
+                    if slot % every == 0 {
+                        let start = slot * cell + offset;
+                        let position = tokens[members.indices[column]].position;
+                        ruler.push_str(&" ".repeat(start.saturating_sub(ruler.width())));
+                        ruler.push_str(&position.to_string());
+                    }
+                }
+                spans.push(Span::styled(ruler, theme.muted()));
+            }
+        }
+        Line::from(spans)
+    }
+}
+
+/// What the heat map shows about copies of a word: the same vector without positions, and how
+/// far apart they are with them.
+fn finding_lines(
+    app: &App,
+    members: &Members,
+    cosine: &ndarray::Array2<f64>,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let tokens = app.tokens();
+    let lookups = app.lookups();
+    let count = members.indices.len().min(cosine.nrows());
+    let same_id = |a: usize, b: usize| {
+        tokens[members.indices[a]].id.is_some()
+            && tokens[members.indices[a]].id == tokens[members.indices[b]].id
+    };
+    // The current token and a copy of it if it has one; else the sentence's first pair.
+    let pair = members
+        .current
+        .and_then(|current| {
+            (0..count)
+                .find(|&other| other != current && same_id(current, other))
+                .map(|other| (current.min(other), current.max(other)))
+        })
+        .or_else(|| {
+            (0..count).find_map(|a| ((a + 1)..count).find(|&b| same_id(a, b)).map(|b| (a, b)))
+        });
+    let mut lines = Vec::new();
+    if members.current.is_none() {
+        let note = match tokens.get(app.step()) {
+            Some(token) if token.id.is_none() => format!(
+                "'{}' has no row in the {} vocabulary, so it has no vector in the heat map.",
+                token.text,
+                app.model().label()
+            ),
+            _ => format!(
+                "The heat map takes the first {MAX_VIEW_TOKENS} tokens with rows; the current \
+                 token is beyond them."
+            ),
+        };
+        lines.extend(wrapped(&note, width, theme.warning()));
+    }
+    let Some((a, b)) = pair else {
+        lines.extend(wrapped(
+            "No word repeats here: type one twice to see what its copies' cosine is.",
+            width,
+            theme.muted(),
+        ));
+        return lines;
+    };
+    let (first, second) = (members.indices[a], members.indices[b]);
+    let value = cosine[[a, b]];
+    let which = format!(
+        "('{}' at {} and {})",
+        tokens[first].text, tokens[first].position, tokens[second].position
+    );
+    let identical = lookups[first].input_vector == lookups[second].input_vector;
+    let finding = if !value.is_finite() {
+        format!(
+            "Copies of a word share a row of length zero: it has no direction, so no cosine {which}."
+        )
+    } else if !app.overlay() {
+        format!("Copies of a word have cosine {value:.2} with each other: the same vector {which}.")
+    } else if identical {
+        format!(
+            "{} positions add nothing to the input vectors here, so the copies stay identical: \
+             cosine {value:.4} {which}.",
+            capitalised(app.scheme().name())
+        )
+    } else {
+        format!(
+            "With {} positions added the copies are no longer identical: cosine {value:.4} \
+             {which}.",
+            app.scheme()
+        )
+    };
+    lines.extend(wrapped(&finding, width, theme.finding()));
+    let explanation = if app.overlay() {
+        "Each position adds its own vector, so the same word points a little differently at each \
+         place."
+    } else {
+        "The lookup sees only the id, not where the word stands; p adds positions."
+    };
+    lines.extend(wrapped(explanation, width, theme.muted()));
+    lines
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The current token's nearest rows in the whole matrix, from its token vector and from its
+/// input vector, side by side when they fit.
+fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let model = app.model();
+    let Some(token) = app.current_token() else {
+        return Vec::new();
+    };
+    let Some(id) = token.id else {
+        return wrapped(
+            &format!(
+                "'{}' has no row, so there is nothing to find the nearest rows of.",
+                token.text
+            ),
+            width,
+            theme.muted(),
+        );
+    };
+    let Some((from_token, from_input)) = app.views().nearest.as_ref() else {
+        return wrapped(
+            "The nearest rows appear once the tables are ready.",
+            width,
+            theme.muted(),
+        );
+    };
+    if from_token.is_empty() {
+        return wrapped(
+            &format!("Row {id} has length zero: it points nowhere, so no row is nearest to it."),
+            width,
+            theme.muted(),
+        );
+    }
+    let mut lines = wrapped(
+        &format!(
+            "Nearest rows to '{}' (id {id}) among all {} rows, by cosine over all {} dims, exact:",
+            token.text,
+            model.rows(),
+            model.dims()
+        ),
+        width,
+        theme.title(),
+    );
+    let id_width = model.rows().saturating_sub(1).to_string().len();
+    let token_width = from_token
+        .iter()
+        .chain(from_input)
+        .map(|&(row, _)| model.token_text(row).map_or(0, |text| text.width()))
+        .max()
+        .unwrap_or(0)
+        .min(TOKEN_WIDTH_LIMIT);
+    let list = |heading: &str, nearest: &[(usize, f64)]| {
+        Nearest {
+            heading: heading.to_owned(),
+            id,
+            id_width,
+            token_width,
+        }
+        .lines(app, nearest)
+    };
+    let left = list(TOKEN_HEADING, from_token);
+    if !app.overlay() {
+        lines.extend(left.into_iter().map(Line::from));
+        lines.push(Line::styled(
+            format!("  {INPUT_HEADING}: (positions off: the same list)"),
+            theme.muted(),
+        ));
+        return lines;
+    }
+    lines.extend(side_by_side(left, list(INPUT_HEADING, from_input), width));
+    lines
+}
+
+/// How one nearest-rows list is drawn.
+struct Nearest {
+    heading: String,
+    /// The current token's row, marked where it appears.
+    id: usize,
+    id_width: usize,
+    token_width: usize,
+}
+
+impl Nearest {
+    /// The heading, then one `id  token  cosine` line per row.
+    fn lines(&self, app: &App, nearest: &[(usize, f64)]) -> Vec<Vec<Span<'static>>> {
+        let theme = app.theme();
+        let model = app.model();
+        let mut lines = vec![vec![Span::styled(
+            format!("  {}", self.heading),
+            theme.muted(),
+        )]];
+        for &(row, value) in nearest {
+            let (marker, style) = if row == self.id {
+                (CURRENT_MARKER, theme.current())
+            } else {
+                (" ", Style::new())
+            };
+            let mut label = format!("{marker} {row:>w$}  ", w = self.id_width);
+            if self.token_width > 0 {
+                let text = model.token_text(row).unwrap_or_default();
+                label.push_str(&pad(&text, self.token_width));
+                label.push_str("  ");
+            }
+            #[expect(clippy::cast_possible_truncation, reason = "a display value")]
+            let value_style = theme.value(value as f32);
+            lines.push(vec![
+                Span::styled(label, style),
+                Span::styled(format!("{value:>7.4}"), value_style),
+            ]);
+        }
+        lines
+    }
+}
+
+/// Two lists side by side when they fit in `width`, else one above the other.
+fn side_by_side(
+    left: Vec<Vec<Span<'static>>>,
+    right: Vec<Vec<Span<'static>>>,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let widest = |list: &[Vec<Span<'static>>]| {
+        list.iter()
+            .map(|spans| spans.iter().map(Span::width).sum::<usize>())
+            .max()
+            .unwrap_or(0)
+    };
+    let left_width = widest(&left);
+    if left_width + LIST_GAP + widest(&right) > width {
+        return left.into_iter().chain(right).map(Line::from).collect();
+    }
+    let height = left.len().max(right.len());
+    let mut left = left.into_iter();
+    let mut right = right.into_iter();
+    (0..height)
+        .map(|_| {
+            let mut spans = left.next().unwrap_or_default();
+            let used: usize = spans.iter().map(Span::width).sum();
+            spans.push(Span::raw(" ".repeat(left_width + LIST_GAP - used)));
+            spans.extend(right.next().unwrap_or_default());
+            Line::from(spans)
+        })
+        .collect()
+}
