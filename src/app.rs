@@ -61,6 +61,8 @@ pub struct Options {
     pub special_tokens: bool,
     /// Read the input as token ids (`3 1 4`) even when there is a tokenizer.
     pub ids: bool,
+    /// Start in the guided lesson.
+    pub lesson: bool,
 }
 
 impl Default for Options {
@@ -75,6 +77,7 @@ impl Default for Options {
             gpt2_dims: as_width(DEFAULT_GPT2_DIMS),
             special_tokens: true,
             ids: false,
+            lesson: false,
         }
     }
 }
@@ -288,6 +291,9 @@ impl App {
         };
         app.measure_scale();
         app.retokenize();
+        if options.lesson {
+            app.toggle_lesson();
+        }
         app.refresh_views();
         app
     }

@@ -40,6 +40,10 @@ pub struct Args {
     #[arg(long)]
     pub ids: bool,
 
+    /// Start in the guided lesson: each point of the argument asked first, then shown.
+    #[arg(long)]
+    pub lesson: bool,
+
     /// A print subcommand instead of the explorer.
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -66,6 +66,7 @@ fn explore(args: &Args) -> Result<()> {
         gpt2_dims: as_width(args.model.dim),
         special_tokens: !args.model.no_special_tokens,
         ids: args.ids,
+        lesson: args.lesson,
     });
     // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
     let previous_hook = std::panic::take_hook();

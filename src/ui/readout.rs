@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::vector::format_value;
-use crate::app::App;
+use crate::app::{App, Focus};
 use crate::core::block::ModelFamily;
 use crate::core::positional::{PositionScheme, PositionVector};
 use crate::core::readout::{describe_copies, describe_lookalikes};
@@ -91,6 +91,12 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
     lines.extend(model_block_lines(app, lookup));
     lines.push(Line::default());
     lines.push(Line::styled(why_it_matters(app), theme.muted()));
+    if app.focus() == Focus::Input {
+        lines.push(Line::styled(
+            "New here? Press Enter, then L for a guided lesson that asks before it shows.",
+            theme.key(),
+        ));
+    }
     if model.token_text(id).as_deref() == Some(UNKNOWN) {
         lines.insert(
             0,
