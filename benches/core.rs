@@ -1,6 +1,6 @@
 //! Benchmarks of the core: the PyTorch-compatible generator and lookups.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use embedlens::core::positional::PositionScheme;
 use embedlens::core::tokenizer::VocabKind;
 use embedlens::core::torch_init::TorchGenerator;
@@ -11,6 +11,15 @@ fn generator(c: &mut Criterion) {
     c.bench_function("torch_init: nn.Embedding(2037, 8)", |b| {
         b.iter(|| TorchGenerator::manual_seed(black_box(123)).embedding(2037, 8));
     });
+    // GPT-2's table at the book's width: PyTorch's own call takes about 62 ms on this machine.
+    let mut group = c.benchmark_group("torch_init throughput");
+    group
+        .sample_size(20)
+        .throughput(Throughput::Elements(50_257 * 256));
+    group.bench_function("nn.Embedding(50257, 256)", |b| {
+        b.iter(|| TorchGenerator::manual_seed(black_box(123)).embedding(50_257, 256));
+    });
+    group.finish();
 }
 
 fn lookups(c: &mut Criterion) {

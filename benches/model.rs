@@ -1,8 +1,9 @@
-//! Benchmarks of opening a model file and drawing its first frame.
+//! Benchmarks of the explorer at scale: opening model files, drawing frames, key presses.
 //!
-//! Three single-file safetensors checkpoints, from a 6 × 3 toy to Qwen2-0.5B's 272 MB table,
-//! are written once under `target/bench-models` and reused while their size is right. Opening
-//! maps the file and parses only its header, so the three figures should be about equal.
+//! Single-file safetensors checkpoints, from a 6 × 3 toy to Qwen2-0.5B's 272 MB table and a
+//! 1 GB file, are written once under `target/bench-models` and reused while their size is
+//! right. Opening maps the file and parses only its header, and a frame draws only what is on
+//! screen, so neither should grow with the file or the vocabulary.
 
 use std::fs::{self, File};
 use std::hint::black_box;
@@ -91,6 +92,20 @@ impl ModelSpec {
                     cols,
                 },
             ],
+        }
+    }
+
+    /// A Llama-style file: one `model.embed_tokens.weight` table, no position table.
+    fn rotary(label: &'static str, file: &'static str, rows: usize, cols: usize) -> Self {
+        Self {
+            label,
+            file,
+            dtype: Dtype::F32,
+            tensors: vec![TensorSpec {
+                name: "model.embed_tokens.weight",
+                rows,
+                cols,
+            }],
         }
     }
 
@@ -217,8 +232,7 @@ fn open_and_draw(path: &Path) -> Terminal<TestBackend> {
 }
 
 fn open_first_frame(c: &mut Criterion) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-models");
-    fs::create_dir_all(&dir).expect("create target/bench-models");
+    let dir = bench_dir();
     let started = Instant::now();
     let files: Vec<(ModelSpec, PathBuf)> = specs()
         .into_iter()
@@ -240,5 +254,137 @@ fn open_first_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, open_first_frame);
+/// Files of 16 MB to 1 GB (f32 rows of 1,024 values), for the time to the first frame by size.
+fn size_specs() -> Vec<ModelSpec> {
+    vec![
+        ModelSpec::rotary("16 MB", "size-16mb.safetensors", 4_096, 1024),
+        ModelSpec::rotary("64 MB", "size-64mb.safetensors", 16_384, 1024),
+        ModelSpec::rotary("256 MB", "size-256mb.safetensors", 65_536, 1024),
+        ModelSpec::rotary("1 GB", "size-1gb.safetensors", 262_144, 1024),
+    ]
+}
+
+fn bench_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-models");
+    fs::create_dir_all(&dir).expect("create target/bench-models");
+    dir
+}
+
+fn open_by_file_size(c: &mut Criterion) {
+    let dir = bench_dir();
+    let files: Vec<(ModelSpec, PathBuf)> = size_specs()
+        .into_iter()
+        .map(|spec| {
+            let path = ensure_file(&dir, &spec);
+            (spec, path)
+        })
+        .collect();
+    let mut group = c.benchmark_group("open + first frame by file size");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    for (spec, path) in &files {
+        group.bench_function(spec.label, |b| b.iter(|| open_and_draw(black_box(path))));
+    }
+    group.finish();
+}
+
+fn enter() -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))
+}
+
+/// An explorer on `options`, its tables ready, moved to the explorer at the first token.
+fn ready_app(options: Options) -> App {
+    let mut app = App::new(options);
+    while app.waiting_for_tables() {
+        std::thread::sleep(Duration::from_millis(10));
+        app.update(embedlens::action::Action::Tick);
+    }
+    app.handle_event(&enter());
+    app
+}
+
+fn draw(app: &App, terminal: &mut Terminal<TestBackend>) {
+    terminal
+        .draw(|frame| frame.render_widget(app, frame.area()))
+        .expect("draw");
+}
+
+/// One full 200 × 60 frame for vocabularies from 6 rows to 152,064: it should not grow.
+fn frame_by_vocabulary(c: &mut Criterion) {
+    use embedlens::core::tokenizer::VocabKind;
+    let qwen = ensure_file(&bench_dir(), &specs()[2]);
+    let vocab = |vocab| Options {
+        vocab,
+        ..Options::default()
+    };
+    let apps = [
+        ("seed, 6 rows", ready_app(vocab(VocabKind::Seed))),
+        ("words, 2037 rows", ready_app(vocab(VocabKind::Words))),
+        ("gpt2, 50257 rows", ready_app(vocab(VocabKind::Gpt2))),
+        (
+            "152064x896 bf16 file",
+            ready_app(Options {
+                sentence: SENTENCE.to_owned(),
+                model: Some(open_model(&qwen, &OpenOptions::default()).expect("opens")),
+                ..Options::default()
+            }),
+        ),
+    ];
+    let mut group = c.benchmark_group("frame 200x60");
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(3));
+    for (label, app) in &apps {
+        let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("test backend");
+        group.bench_function(*label, |b| b.iter(|| draw(black_box(app), &mut terminal)));
+    }
+    group.finish();
+}
+
+/// A key typed into a sentence of 10 to 10,000 tokens: re-tokenise, look up, redraw.
+fn key_press_by_sentence_length(c: &mut Criterion) {
+    use embedlens::core::tokenizer::VocabKind;
+    let mut group = c.benchmark_group("key press + redraw");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3));
+    for words in [10usize, 1_000, 10_000] {
+        let pattern = ["the", "quick", "brown", "fox", "jumps"];
+        let sentence = (0..words)
+            .map(|index| pattern[index % pattern.len()])
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut app = App::new(Options {
+            sentence,
+            vocab: VocabKind::Words,
+            ..Options::default()
+        });
+        let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("test backend");
+        let mut toggle = false;
+        group.bench_function(format!("{words} tokens"), |b| {
+            b.iter(|| {
+                // Type a letter, then take it back, so the sentence keeps its length.
+                let key = if toggle {
+                    KeyCode::Backspace
+                } else {
+                    KeyCode::Char('s')
+                };
+                toggle = !toggle;
+                app.handle_event(&Event::Key(KeyEvent::new(key, KeyModifiers::NONE)));
+                draw(&app, &mut terminal);
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    open_first_frame,
+    open_by_file_size,
+    frame_by_vocabulary,
+    key_press_by_sentence_length
+);
 criterion_main!(benches);

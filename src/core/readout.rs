@@ -4,7 +4,6 @@ use ndarray::Array1;
 
 use super::metrics::euclidean_distance;
 use super::positional::PositionScheme;
-use super::tokenizer::{Token, copies_of};
 use super::weights::TokenLookup;
 
 /// Explains a token that appears more than once: every copy reads the same row, and only
@@ -32,8 +31,13 @@ pub fn describe_copies(
     let current = lookups.get(index)?;
     let id = current.token.id?;
     current.token_vector.as_ref()?;
-    let tokens: Vec<Token> = lookups.iter().map(|lookup| lookup.token.clone()).collect();
-    let copies = copies_of(&tokens, index);
+    // Tokens with a row are copies exactly when their ids match.
+    let copies: Vec<usize> = lookups
+        .iter()
+        .enumerate()
+        .filter(|(_, lookup)| lookup.token.id == Some(id))
+        .map(|(i, _)| i)
+        .collect();
     if copies.len() < 2 {
         return None;
     }
@@ -85,7 +89,7 @@ pub fn describe_lookalikes(lookups: &[TokenLookup], index: usize) -> Option<Stri
         .iter()
         .filter(|other| {
             other.token.id.is_some_and(|other_id| other_id != id)
-                && bare_word(&other.token.text) == word
+                && same_word(&other.token.text, &word)
         })
         .collect();
     let first = others.first()?;
@@ -118,6 +122,16 @@ fn bare_word(text: &str) -> String {
     text.trim_start_matches([' ', '␣', 'Ġ'])
         .trim()
         .to_lowercase()
+}
+
+/// Whether `text` is `word` (already bare) once bared, allocating only for non-ASCII text.
+fn same_word(text: &str, word: &str) -> bool {
+    let trimmed = text.trim_start_matches([' ', '␣', 'Ġ']).trim();
+    if trimmed.is_ascii() {
+        trimmed.eq_ignore_ascii_case(word)
+    } else {
+        trimmed.to_lowercase() == word
+    }
 }
 
 /// The distances from `current` to each of `others` between the vectors `pick` chooses.
