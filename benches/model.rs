@@ -319,7 +319,16 @@ fn frame_by_vocabulary(c: &mut Criterion) {
         vocab,
         ..Options::default()
     };
-    let apps = [
+    let table = |rows| Options {
+        sentence: SENTENCE.to_owned(),
+        model: Some(
+            embedlens::core::weights::EmbeddingModel::shaped(rows, 256, 16, 123).expect("shape"),
+        ),
+        ..Options::default()
+    };
+    let apps = vec![
+        ("6x256 table", ready_app(table(6))),
+        ("50257x256 table", ready_app(table(50_257))),
         ("seed, 6 rows", ready_app(vocab(VocabKind::Seed))),
         ("words, 2037 rows", ready_app(vocab(VocabKind::Words))),
         ("gpt2, 50257 rows", ready_app(vocab(VocabKind::Gpt2))),

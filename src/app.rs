@@ -14,7 +14,7 @@ use crate::core::compare::{Comparison, compare_with_head, default_pair};
 use crate::core::metrics::typical_magnitude;
 use crate::core::positional::PositionScheme;
 use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
-use crate::core::tokenizer::{Token, VocabKind, copies_of, ids_from_text};
+use crate::core::tokenizer::{Token, VocabKind, first_repeat, ids_from_text};
 use crate::core::weights::{
     DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
 };
@@ -100,6 +100,7 @@ pub struct App {
     lookups_pending: bool,
     value_scale: f32,
     tokens: Vec<Token>,
+    used_rows: Vec<usize>,
     lookups: Vec<TokenLookup>,
     step: usize,
     overlay: bool,
@@ -267,6 +268,7 @@ impl App {
             lookups_pending: false,
             value_scale: 1.0,
             tokens: Vec::new(),
+            used_rows: Vec::new(),
             lookups: Vec::new(),
             step: 0,
             overlay,
@@ -590,6 +592,9 @@ impl App {
                 .unwrap_or_default(),
             None => ids_from_text(&text, self.model.rows()),
         };
+        self.used_rows = self.tokens.iter().filter_map(|token| token.id).collect();
+        self.used_rows.sort_unstable();
+        self.used_rows.dedup();
         self.relookup();
         self.go_to(self.step);
     }
@@ -809,12 +814,9 @@ impl App {
             _ => {}
         }
         self.relookup();
-        let first_repeat = (0..self.tokens.len())
-            .find(|&index| copies_of(&self.tokens, index).len() > 1)
-            .and_then(|index| copies_of(&self.tokens, index).get(1).copied());
         match setup {
             Setup::RepeatedWord | Setup::NoPositionInput | Setup::PositionsAdded => {
-                self.go_to(first_repeat.unwrap_or(0));
+                self.go_to(first_repeat(&self.tokens).unwrap_or(0));
             }
             _ => self.go_to(0),
         }
@@ -822,7 +824,7 @@ impl App {
 
     /// Keeps the learner's sentence if a word repeats in it; else one where a word does.
     fn ensure_repeated_word(&mut self) {
-        let repeats = |tokens: &[Token]| (0..tokens.len()).any(|i| copies_of(tokens, i).len() > 1);
+        let repeats = |tokens: &[Token]| first_repeat(tokens).is_some();
         if repeats(&self.tokens) {
             return;
         }
@@ -892,6 +894,12 @@ impl App {
     #[must_use]
     pub fn tokens(&self) -> &[Token] {
         &self.tokens
+    }
+
+    /// Whether some token of the sentence looks up row `id` (a binary search, not a scan).
+    #[must_use]
+    pub fn uses_row(&self, id: usize) -> bool {
+        self.used_rows.binary_search(&id).is_ok()
     }
 
     /// Each token's lookup under the active scheme.

@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use embedlens::core::tokenizer::{VocabKind, Vocabulary};
 use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, native_pty_system};
+use unicode_width::UnicodeWidthChar;
 
 /// Rows of the pseudo-terminal the explorer opens in.
 const ROWS: u16 = 40;
@@ -23,6 +25,12 @@ const POLL: Duration = Duration::from_millis(20);
 
 /// The right arrow key as a terminal sends it.
 const RIGHT: &[u8] = b"\x1b[C";
+/// The left arrow key as a terminal sends it.
+const LEFT: &[u8] = b"\x1b[D";
+/// The End key as a terminal sends it.
+const END: &[u8] = b"\x1b[F";
+/// Ctrl+U as a terminal in raw mode sends it: clears the input.
+const CTRL_U: &[u8] = b"\x15";
 /// The Enter key as a terminal in raw mode sends it.
 const ENTER: &[u8] = b"\r";
 /// Ctrl+C as a terminal in raw mode sends it.
@@ -153,6 +161,53 @@ impl Session {
         self.wait_for_all(&[needle])
     }
 
+    /// Pastes text as a terminal with bracketed paste on sends it: whole, between markers.
+    fn paste(&mut self, text: &str) {
+        let mut bytes = b"\x1b[200~".to_vec();
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.extend_from_slice(b"\x1b[201~");
+        self.press(&bytes);
+    }
+
+    /// Waits until the screen contains every one of `needles` and every pane's borders line up
+    /// (see [`misalignment`]), and returns the screen.
+    ///
+    /// A frame may be caught half-drawn, so a misaligned screen is looked at again until the
+    /// timeout; only then does the wait fail, saying what was out of line.
+    fn wait_for_aligned(&self, needles: &[&str]) -> String {
+        let start = Instant::now();
+        loop {
+            let (contents, rows, cols) = {
+                let output = lock(&self.output);
+                let screen = output.parser.screen();
+                let cols = screen.size().1.get();
+                (
+                    screen.contents(),
+                    screen.rows(0, cols).collect::<Vec<_>>(),
+                    cols,
+                )
+            };
+            let missing: Vec<&&str> = needles
+                .iter()
+                .filter(|needle| !contents.contains(**needle))
+                .collect();
+            let problem = if missing.is_empty() {
+                misalignment(&rows, usize::from(cols))
+            } else {
+                Some(format!("the screen lacks {missing:?}"))
+            };
+            let Some(problem) = problem else {
+                return contents;
+            };
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out after {TIMEOUT:?} waiting for {needles:?} on aligned panes: {problem}; \
+                 the screen was:\n{contents}"
+            );
+            thread::sleep(POLL);
+        }
+    }
+
     /// Resizes the terminal: the emulator first, so the redraw that follows lands on it whole.
     fn resize(&self, rows: u16, cols: u16) {
         lock(&self.output)
@@ -269,35 +324,137 @@ fn line_with<'a>(screen: &'a str, needles: &[&str]) -> &'a str {
         .unwrap_or_else(|| panic!("no line contains all of {needles:?}; the screen was:\n{screen}"))
 }
 
+/// A screen row as columns, each holding what starts there: a wide character fills its
+/// column and leaves the next `None`; a zero-width mark (such as a combining accent) joins
+/// the character before it. Widths are `unicode-width`'s, as the emulator counts them.
+fn columns(row: &str) -> Vec<Option<String>> {
+    let mut cells: Vec<Option<String>> = Vec::new();
+    for c in row.chars() {
+        let width = c.width().unwrap_or(0);
+        if width == 0 {
+            if let Some(Some(cell)) = cells.iter_mut().rev().find(|cell| cell.is_some()) {
+                cell.push(c);
+            }
+            continue;
+        }
+        cells.push(Some(c.to_string()));
+        cells.extend(std::iter::repeat_n(None, width - 1));
+    }
+    cells
+}
+
+/// The character that starts at `column` of a row of [`columns`], if any.
+fn char_at(row: &[Option<String>], column: usize) -> Option<char> {
+    row.get(column)?.as_ref()?.chars().next()
+}
+
+/// Whether a character is a pane's left or right side (rounded, or thick when focused).
+fn is_side(c: Option<char>) -> bool {
+    matches!(c, Some('│' | '┃'))
+}
+
+/// What is out of line on the screen, if anything: a row wider than the terminal, or a pane
+/// whose sides or bottom corners are not in the columns of its top corners.
+///
+/// Every pane is found by its top-left corner (`╭`, or `┏` when focused) and the first
+/// top-right corner after it on the same row; every row below, down to its bottom corner,
+/// must have a side in both of those columns.
+fn misalignment(rows: &[String], cols: usize) -> Option<String> {
+    let grid: Vec<Vec<Option<String>>> = rows.iter().map(|row| columns(row)).collect();
+    for (index, row) in grid.iter().enumerate() {
+        if row.len() > cols {
+            return Some(format!(
+                "row {index} is {} columns wide in a terminal of {cols}",
+                row.len()
+            ));
+        }
+    }
+    for (top, row) in grid.iter().enumerate() {
+        for left in 0..row.len() {
+            if !matches!(char_at(row, left), Some('╭' | '┏')) {
+                continue;
+            }
+            let Some(right) =
+                (left + 1..row.len()).find(|&c| matches!(char_at(row, c), Some('╮' | '┓')))
+            else {
+                return Some(format!(
+                    "the pane at row {top}, column {left} has no top-right corner"
+                ));
+            };
+            let pane = format!("the pane at row {top}, columns {left}–{right}");
+            let mut bottom = top + 1;
+            loop {
+                let Some(cells) = grid.get(bottom) else {
+                    return Some(format!("{pane} has no bottom border"));
+                };
+                match char_at(cells, left) {
+                    Some('╰' | '┗') => {
+                        if !matches!(char_at(cells, right), Some('╯' | '┛')) {
+                            return Some(format!(
+                                "{pane} has {:?} at row {bottom} where its bottom-right corner \
+                                 should be",
+                                char_at(cells, right)
+                            ));
+                        }
+                        break;
+                    }
+                    side if is_side(side) => {
+                        if !is_side(char_at(cells, right)) {
+                            return Some(format!(
+                                "{pane} has {:?} at row {bottom} where its right side should be",
+                                char_at(cells, right)
+                            ));
+                        }
+                    }
+                    other => {
+                        return Some(format!(
+                            "{pane} has {other:?} at row {bottom} where its left side should be"
+                        ));
+                    }
+                }
+                bottom += 1;
+            }
+        }
+    }
+    None
+}
+
 /// The rows inside the pane whose top border holds `title`, without the borders.
 ///
 /// Panes sit side by side or stacked depending on the width, so the pane is found by its
 /// corners: the `╭` (or a focused `┏`) before the title, the `╮` (`┓`) after it, and the `╰`
-/// (`┗`) below.
+/// (`┗`) below. Columns are counted by display width, so wide characters in a row do not
+/// shift the borders.
 fn pane(screen: &str, title: &str) -> Vec<String> {
-    let rows: Vec<Vec<char>> = screen.lines().map(|line| line.chars().collect()).collect();
+    let rows: Vec<Vec<Option<String>>> = screen.lines().map(columns).collect();
     let (top, title_column) = screen
         .lines()
         .enumerate()
         .find_map(|(row, line)| {
             line.find(title)
-                .map(|byte| (row, line[..byte].chars().count()))
+                .map(|byte| (row, columns(&line[..byte]).len()))
         })
         .unwrap_or_else(|| panic!("no pane titled {title:?}; the screen was:\n{screen}"));
-    let left = rows[top][..title_column]
-        .iter()
-        .rposition(|&c| matches!(c, '╭' | '┏'))
+    let top_row = &rows[top];
+    let left = (0..title_column)
+        .rev()
+        .find(|&c| matches!(char_at(top_row, c), Some('╭' | '┏')))
         .expect("a pane's title follows its top-left corner");
-    let right = rows[top][title_column..]
-        .iter()
-        .position(|&c| matches!(c, '╮' | '┓'))
-        .map(|offset| title_column + offset)
+    let right = (title_column..top_row.len())
+        .find(|&c| matches!(char_at(top_row, c), Some('╮' | '┓')))
         .expect("a pane's title precedes its top-right corner");
     rows[top + 1..]
         .iter()
-        .take_while(|row| !matches!(row.get(left), Some('╰' | '┗')))
+        .take_while(|row| !matches!(char_at(row, left), Some('╰' | '┗')))
         // The emulator trims trailing blanks, so a row may end before the right border.
-        .map(|row| row.iter().take(right).skip(left + 1).collect())
+        .map(|row| {
+            row.iter()
+                .take(right)
+                .skip(left + 1)
+                .flatten()
+                .map(String::as_str)
+                .collect()
+        })
         .collect()
 }
 
@@ -484,6 +641,168 @@ fn compare_mode_from_the_keyboard() {
     ]);
     session.press(b"p");
     session.wait_for_text("get different outputs");
+    session.press(b"q");
+    session.assert_clean_exit();
+}
+
+/// The number of tokens the token strip's title gives.
+fn token_count(screen: &str) -> usize {
+    let title = line_with(screen, &["Tokens · "]);
+    let (_, after) = title
+        .split_once("Tokens · ")
+        .expect("the title names the count");
+    let count = after
+        .split_whitespace()
+        .next()
+        .expect("a count follows the title");
+    count
+        .parse()
+        .unwrap_or_else(|_| panic!("`{count}` is not a token count; the screen was:\n{screen}"))
+}
+
+/// Sentences that trouble terminals: wide emoji, wide CJK, a combining accent, right-to-left
+/// text; each typed key by key (`true`) or pasted whole.
+const UNICODE_SENTENCES: [(&str, bool); 4] = [
+    ("the 🦊 bites the 🦊", true),
+    ("東京は大きい 東京", false),
+    ("cafe\u{301} and cafe\u{301}", false),
+    ("שלום עולם שלום", true),
+];
+
+/// Enters each sentence, steps through every token, and checks the panes line up on every
+/// frame.
+fn step_through_unicode_sentences(session: &mut Session) {
+    for (sentence, typed) in UNICODE_SENTENCES {
+        session.press(CTRL_U);
+        session.wait_for_aligned(&["Tokens · 0 "]);
+        if typed {
+            session.press(sentence.as_bytes());
+        } else {
+            session.paste(sentence);
+        }
+        session.wait_for_aligned(&[sentence]);
+        session.press(ENTER);
+        let screen = session.wait_for_aligned(&["EXPLORE", "▶0 "]);
+        let count = token_count(&screen);
+        assert!(count > 0, "{sentence:?} has tokens:\n{screen}");
+        for step in 1..count {
+            session.press(RIGHT);
+            session.wait_for_aligned(&[&format!("▶{step} ")]);
+        }
+        // Positions on, and a scheme that adds them, change every lookup line.
+        session.press(b"p");
+        session.wait_for_aligned(&["token + learned position = input vector"]);
+        session.press(b"p");
+        session.wait_for_aligned(&["the row each id returned"]);
+        session.press(b"i");
+        session.wait_for_aligned(&["Sentence · type"]);
+    }
+}
+
+#[test]
+fn emoji_wide_cjk_combining_marks_and_right_to_left_text_keep_the_panes_aligned() {
+    for args in [
+        &[][..],
+        &["--vocab", "words"][..],
+        &["--vocab", "gpt2", "--dim", "8"][..],
+    ] {
+        let mut session = Session::launch(args);
+        session.wait_for_aligned(&["fox bites the fox", "Weight matrix"]);
+        step_through_unicode_sentences(&mut session);
+        // A narrower terminal stacks the panes; they must line up there too.
+        session.resize(30, 77);
+        session.wait_for_aligned(&["Weight matrix", "Lookups"]);
+        session.press(ENTER);
+        session.wait_for_aligned(&["EXPLORE", "▶0 "]);
+        session.press(b"q");
+        session.assert_clean_exit();
+    }
+}
+
+#[test]
+fn a_long_line_of_wide_characters_scrolls_sideways_and_keeps_the_current_token_whole() {
+    // Wide words with a one-column word between them, so the sideways scroll lands both on
+    // and inside wide characters as the current token moves.
+    let sentence = "東京は大きい a 🦊 ".repeat(12);
+    let sentence = sentence.trim_end();
+    let tokens = Vocabulary::builtin(VocabKind::Seed)
+        .expect("the seed vocabulary is built in")
+        .tokenize(sentence);
+    let mut session = Session::launch(&[sentence]);
+    session.wait_for_aligned(&["Weight matrix"]);
+    session.press(ENTER);
+    let screen = session.wait_for_aligned(&["EXPLORE", "▶0 "]);
+    let inner_width = columns(&pane(&screen, "Sentence")[0]).len();
+    assert_eq!(token_count(&screen), tokens.len());
+    for token in &tokens {
+        if token.position > 0 {
+            session.press(RIGHT);
+        }
+        let screen = session.wait_for_aligned(&[&format!("▶{} ", token.position)]);
+        let shown = pane(&screen, "Sentence").remove(0);
+        let end = columns(&sentence[..token.span.end]).len();
+        let whole = if end > usize::from(COLS) - 2 {
+            shown.trim_end().ends_with(&token.text)
+        } else {
+            shown.contains(&token.text)
+        };
+        assert!(
+            whole,
+            "token {} {:?} (ending at column {end} of a {inner_width}-column pane) is not \
+             shown whole at the pane's edge: {shown:?}\n{screen}",
+            token.position, token.text
+        );
+    }
+    session.press(b"q");
+    session.assert_clean_exit();
+}
+
+#[test]
+fn a_ten_thousand_word_paste_stays_aligned_and_responsive() {
+    let words = [
+        "the",
+        "fox",
+        "🦊",
+        "bites",
+        "東京",
+        "שלום",
+        "cafe\u{301}",
+        "man",
+        "dog",
+        "quick",
+    ];
+    let text = words
+        .iter()
+        .cycle()
+        .take(10_000)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tokens = Vocabulary::builtin(VocabKind::Seed)
+        .expect("the seed vocabulary is built in")
+        .tokenize(&text);
+    let count = tokens.len();
+    let mut session = Session::launch(&[]);
+    session.wait_for_aligned(&["fox bites the fox", "Weight matrix"]);
+    session.press(CTRL_U);
+    session.wait_for_aligned(&["Tokens · 0 "]);
+    session.paste(&text);
+    session.wait_for_aligned(&[&format!("Tokens · {count} ")]);
+    session.press(ENTER);
+    session.wait_for_aligned(&["EXPLORE", "▶0 "]);
+    session.press(END);
+    let screen = session.wait_for_aligned(&[&format!("▶{} ", count - 1)]);
+    let shown = pane(&screen, "Sentence").remove(0);
+    let last = &tokens[count - 1];
+    assert!(
+        shown.trim_end().ends_with(&last.text),
+        "the sentence scrolls to its last token {:?}: {shown:?}\n{screen}",
+        last.text
+    );
+    session.press(LEFT);
+    session.wait_for_aligned(&[&format!("▶{} ", count - 2)]);
+    session.press(b"p");
+    session.wait_for_aligned(&["token + learned position = input vector"]);
     session.press(b"q");
     session.assert_clean_exit();
 }

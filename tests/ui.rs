@@ -9,6 +9,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Modifier;
+use unicode_width::UnicodeWidthStr;
 
 fn app_with(sentence: &str) -> App {
     App::new(Options {
@@ -761,4 +762,86 @@ fn lesson_question_then_reveal() {
         "{text}"
     );
     assert_snapshot!(terminal.backend());
+}
+
+/// Row `y` of the screen as the terminal shows it: a wide character once, not followed by the
+/// blank cell it covers.
+fn screen_row(terminal: &Terminal<TestBackend>, y: u16) -> String {
+    let buffer = terminal.backend().buffer();
+    let mut row = String::new();
+    let mut x = 0;
+    while x < buffer.area.width {
+        let symbol = buffer[(x, y)].symbol();
+        row.push_str(symbol);
+        x += u16::try_from(symbol.width().max(1)).expect("a cell is narrow");
+    }
+    row
+}
+
+#[test]
+fn a_sentence_longer_than_65535_columns_scrolls_to_its_last_token() {
+    // 10,000 words of 11 columns: 110,000 columns, more than a u16 scroll offset can hold.
+    let text = (0..10_000)
+        .map(|i| format!("word{i:06}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut app = app_with("");
+    app.handle_event(&Event::Paste(text));
+    press(&mut app, &[KeyCode::Enter, KeyCode::End]);
+    let terminal = draw(&app, 120, 40);
+    let sentence = screen_row(&terminal, 1);
+    assert!(
+        sentence
+            .trim_end_matches([' ', '│'])
+            .ends_with("word009998 word009999"),
+        "the sentence scrolls to its last token: {sentence:?}"
+    );
+}
+
+#[test]
+fn an_accent_stays_on_its_letter_when_the_letter_is_the_current_token() {
+    // The seed vocabulary splits a combining accent from its letter: `cafe`, then the accent.
+    let mut app = app_with("cafe\u{301} x");
+    press(&mut app, &[KeyCode::Enter]);
+    assert_eq!(app.current_token().map(|t| t.text.as_str()), Some("cafe"));
+    let terminal = draw(&app, 120, 40);
+    assert_eq!(
+        terminal.backend().buffer()[(4, 1)].symbol(),
+        "e\u{301}",
+        "the accent is drawn on its letter:\n{}",
+        screen_text(&terminal)
+    );
+}
+
+#[test]
+fn attention_labels_of_wide_words_line_up_with_their_columns() {
+    let mut app = App::new(Options {
+        sentence: "東京 fox 東京".to_owned(),
+        vocab: VocabKind::Words,
+        theme: Theme::new(false),
+        ..Options::default()
+    });
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('a')]);
+    let terminal = draw(&app, 120, 40);
+    let rows: Vec<String> = (0..40).map(|y| screen_row(&terminal, y)).collect();
+    let header = rows
+        .iter()
+        .position(|row| row.contains("pos token") && row.contains(" 0 "))
+        .unwrap_or_else(|| panic!("no attention header:\n{}", rows.join("\n")));
+    let (positions, texts) = (&rows[header], &rows[header + 1]);
+    // The column where a piece of a row ends, counted in display columns.
+    let end = |row: &str, piece: &str| {
+        let start = row.find(piece).expect("the piece is on the row");
+        row[..start + piece.len()].width()
+    };
+    assert_eq!(
+        end(texts, "東京"),
+        end(positions, " 0"),
+        "the first key's text ends under its position:\n{positions}\n{texts}"
+    );
+    assert_eq!(
+        end(texts, "fox"),
+        end(positions, " 1"),
+        "and so does the second's:\n{positions}\n{texts}"
+    );
 }

@@ -6,6 +6,9 @@ use super::metrics::euclidean_distance;
 use super::positional::PositionScheme;
 use super::weights::TokenLookup;
 
+/// How many other copies a sentence names and measures at the most.
+const NAMED_COPIES: usize = 4;
+
 /// Explains a token that appears more than once: every copy reads the same row, and only
 /// position vectors can tell the copies apart.
 ///
@@ -41,17 +44,22 @@ pub fn describe_copies(
     if copies.len() < 2 {
         return None;
     }
+    // A sentence names a handful of copies; thousands would make it unreadable (and slow).
     let others: Vec<&TokenLookup> = copies
         .iter()
         .filter(|&&copy| copy != index)
+        .take(NAMED_COPIES)
         .map(|&copy| &lookups[copy])
         .collect();
-    let places = join_and(
-        copies
-            .iter()
-            .map(|&copy| lookups[copy].token.position.to_string())
-            .collect(),
-    );
+    let mut named: Vec<String> = copies
+        .iter()
+        .take(NAMED_COPIES + 1)
+        .map(|&copy| lookups[copy].token.position.to_string())
+        .collect();
+    if copies.len() > NAMED_COPIES + 1 {
+        named.push(format!("{} more", copies.len() - NAMED_COPIES - 1));
+    }
+    let places = join_and(named);
     let with_positions = if scheme == PositionScheme::None {
         String::new()
     } else if !scheme.is_additive() {
@@ -276,9 +284,12 @@ mod tests {
     fn a_copy_beyond_the_context_has_no_input_distance() {
         let text = ["fox"; 17].join(" ");
         let lookups = lookups(&text, PositionScheme::Learned);
-        let sentence = describe_copies(&lookups, 0, PositionScheme::Learned).unwrap();
-        assert!(sentence.starts_with("fox at 0, 1, 2,"), "{sentence}");
-        assert!(sentence.ends_with(" and — to 16"), "{sentence}");
+        let sentence = describe_copies(&lookups, 16, PositionScheme::Learned).unwrap();
+        assert!(
+            sentence.starts_with("fox at 0, 1, 2, 3, 4 and 12 more"),
+            "{sentence}"
+        );
+        assert!(sentence.contains("— to 0"), "{sentence}");
     }
 
     #[test]

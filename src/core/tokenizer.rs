@@ -225,7 +225,8 @@ pub fn ids_from_text(text: &str, rows: usize) -> Vec<Token> {
         .collect()
 }
 
-/// The indices of the tokens that share a row with `tokens[index]` (itself included).
+/// The indices of the tokens that share a row with `tokens[index]` (itself included), in
+/// ascending order, so a caller can `binary_search` them: a pasted text may have thousands.
 ///
 /// Tokens with no row are compared by their lower-cased text.
 #[must_use]
@@ -243,6 +244,35 @@ pub fn copies_of(tokens: &[Token], index: usize) -> Vec<usize> {
         })
         .map(|(i, _)| i)
         .collect()
+}
+
+/// Where a sentence first shows a repeated word: the second copy of the first token that has
+/// one, as [`copies_of`] counts copies.
+///
+/// One pass with a map, not a [`copies_of`] per token: a pasted text may have thousands.
+#[must_use]
+pub fn first_repeat(tokens: &[Token]) -> Option<usize> {
+    /// What makes two tokens copies: the same row, or for tokens without one the same text.
+    #[derive(PartialEq, Eq, Hash)]
+    enum Key {
+        Row(usize),
+        Text(String),
+    }
+    let mut seen: HashMap<Key, (usize, Option<usize>)> = HashMap::new();
+    for (index, token) in tokens.iter().enumerate() {
+        let key = token
+            .id
+            .map_or_else(|| Key::Text(token.text.to_lowercase()), Key::Row);
+        seen.entry(key)
+            .and_modify(|(_, second)| {
+                second.get_or_insert(index);
+            })
+            .or_insert((index, None));
+    }
+    seen.into_values()
+        .filter_map(|(first, second)| Some((first, second?)))
+        .min()
+        .map(|(_, second)| second)
 }
 
 #[cfg(test)]
@@ -317,6 +347,33 @@ mod tests {
         let unknown = seed.tokenize("cat Cat fox");
         assert_eq!(copies_of(&unknown, 1), [0, 1]);
         assert!(copies_of(&tokens, 9).is_empty());
+    }
+
+    #[test]
+    fn the_first_repeat_is_the_second_copy_of_the_first_repeated_word() {
+        let seed = Vocabulary::builtin(VocabKind::Seed).unwrap();
+        let repeat = |text: &str| first_repeat(&seed.tokenize(text));
+        assert_eq!(repeat("fox bites the fox"), Some(3));
+        assert_eq!(
+            repeat("a b b a"),
+            Some(3),
+            "a is the first word that repeats"
+        );
+        assert_eq!(
+            repeat("cat the Cat the"),
+            Some(2),
+            "no row: copies by text, any case"
+        );
+        assert_eq!(repeat("fox bites man"), None);
+        assert_eq!(repeat(""), None);
+        // The same answer as asking copies_of of every token, which takes n² steps.
+        for text in ["the dog bites the man the", "x y z y x", "fox fox", "a b c"] {
+            let tokens = seed.tokenize(text);
+            let slow = (0..tokens.len())
+                .find(|&index| copies_of(&tokens, index).len() > 1)
+                .and_then(|index| copies_of(&tokens, index).get(1).copied());
+            assert_eq!(first_repeat(&tokens), slow, "{text}");
+        }
     }
 
     #[test]

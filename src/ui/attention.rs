@@ -14,8 +14,8 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::vector::{
-    WideStyle, fit, format_value, is_wide, pad, shade_glyph, values_per_line, vector_lines,
-    wide_legend, wide_line, window, wrap_words,
+    WideStyle, fit, format_value, is_wide, pad, pad_left, shade_glyph, values_per_line,
+    vector_lines, wide_legend, wide_line, window, wrap_words,
 };
 use crate::app::{App, MAX_VIEW_TOKENS};
 use crate::core::attention::{Attention, Mask};
@@ -373,8 +373,8 @@ fn heat_header(app: &App, grid: &Grid, theme: Theme) -> (Line<'static>, Option<L
     let texts = (grid.cells == Cells::Numbers).then(|| {
         let mut texts = grid.blank_label();
         for key in grid.keys.clone() {
-            let text = fit(&tokens[grid.members[key]].text, NUMBER_CELL);
-            let _ = write!(texts, "{text:>NUMBER_CELL$} ");
+            let text = pad_left(&tokens[grid.members[key]].text, NUMBER_CELL);
+            let _ = write!(texts, "{text} ");
         }
         Line::styled(texts, theme.muted())
     });

@@ -1,12 +1,14 @@
 //! The input pane: the text area while typing, the sentence with the current token marked
 //! while exploring.
 
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, CellWidth};
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
-use unicode_width::UnicodeWidthStr;
+use unicode_width::UnicodeWidthChar;
 
+use super::vector::display_width;
 use crate::app::{App, Focus};
 use crate::core::tokenizer::copies_of;
 
@@ -54,29 +56,85 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool) {
     }
     let text = app.text();
     let copies = copies_of(app.tokens(), app.step());
-    let mut spans = Vec::new();
-    let mut cursor = 0;
+    let mut pieces: Vec<(&str, Style)> = Vec::new();
+    // Only the text near the current token can be on screen: every token takes at least a
+    // column and a space, so `width` tokens back is already off the left edge.
+    let tokens = app.tokens();
+    let first = app.step().saturating_sub(usize::from(inner.width));
+    let last = (app.step() + usize::from(inner.width)).min(tokens.len());
+    let mut cursor = tokens
+        .get(first)
+        .filter(|_| first > 0)
+        .map_or(0, |token| grapheme_end(&text, token.span.start));
+    let stop = tokens.get(last).map_or(text.len(), |token| {
+        grapheme_end(&text, token.span.start).max(cursor)
+    });
+    let mut columns = 0;
     let mut current_end = 0;
-    for (index, token) in app.tokens().iter().enumerate() {
+    for (index, token) in tokens[first..last]
+        .iter()
+        .enumerate()
+        .map(|(offset, token)| (first + offset, token))
+    {
         let style = if index == app.step() {
             theme.current()
-        } else if copies.contains(&index) {
+        } else if copies.binary_search(&index).is_ok() {
             theme.used()
         } else {
             continue;
         };
-        spans.push(Span::raw(text[cursor..token.span.start].to_owned()));
-        spans.push(Span::styled(text[token.span.clone()].to_owned(), style));
-        cursor = token.span.end;
+        // Cut between graphemes, so an accent typed after its letter is drawn on it even when
+        // a tokenizer puts the two in different tokens.
+        let start = grapheme_end(&text, token.span.start).max(cursor);
+        let end = grapheme_end(&text, token.span.end).max(start);
+        for piece in [
+            (&text[cursor..start], Style::new()),
+            (&text[start..end], style),
+        ] {
+            columns += display_width(piece.0);
+            pieces.push(piece);
+        }
+        cursor = end;
         if index == app.step() {
-            current_end = text[..cursor].width();
+            current_end = columns;
         }
     }
-    spans.push(Span::raw(text[cursor..].to_owned()));
+    pieces.push((&text[cursor..stop.max(cursor)], Style::new()));
     // Scroll sideways so the current token is in view on long sentences.
-    let offset = current_end.saturating_sub(usize::from(inner.width));
-    let offset = u16::try_from(offset).unwrap_or(u16::MAX);
-    Paragraph::new(Line::from(spans))
-        .scroll((0, offset))
-        .render(inner, buf);
+    let hidden = current_end.saturating_sub(usize::from(inner.width));
+    Paragraph::new(scrolled(&pieces, hidden)).render(inner, buf);
+}
+
+/// The end of the grapheme at byte `index` of `text`: past any zero-width marks that follow.
+fn grapheme_end(text: &str, index: usize) -> usize {
+    text[index..]
+        .char_indices()
+        .find(|&(_, c)| c.is_control() || c.width() != Some(0))
+        .map_or(text.len(), |(offset, _)| index + offset)
+}
+
+/// The pieces of a line with at least `hidden` columns left out at the start.
+///
+/// Whole graphemes are left out: a line scrolled into the middle of a wide character would
+/// draw it whole and push the rest a column right, cutting off the current token at the edge.
+/// Cutting the text rather than scrolling the paragraph also has no limit of 65,535 columns.
+fn scrolled(pieces: &[(&str, Style)], hidden: usize) -> Line<'static> {
+    let mut skipped = 0;
+    let mut spans = Vec::with_capacity(pieces.len());
+    for &(piece, style) in pieces {
+        if skipped >= hidden {
+            spans.push(Span::styled(piece.to_owned(), style));
+            continue;
+        }
+        let mut kept = String::new();
+        for grapheme in Span::raw(piece).styled_graphemes(Style::new()) {
+            if skipped < hidden {
+                skipped += usize::from(grapheme.symbol.cell_width());
+            } else {
+                kept.push_str(grapheme.symbol);
+            }
+        }
+        spans.push(Span::styled(kept, style));
+    }
+    Line::from(spans)
 }

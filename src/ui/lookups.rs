@@ -19,6 +19,9 @@ use crate::core::tokenizer::copies_of;
 use crate::core::weights::TokenLookup;
 use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
 
+/// Tokens on either side of the current one that the layout looks at: more than fit a screen.
+const NEAR_TOKENS: usize = 64;
+
 /// The widest a token's text may be in this pane.
 const TOKEN_WIDTH_LIMIT: usize = 12;
 /// Columns of ` + ` and ` = ` between vectors on one line.
@@ -55,7 +58,10 @@ impl Columns {
     fn new(app: &App, width: usize) -> Self {
         let tokens = app.tokens();
         let position = tokens.len().saturating_sub(1).to_string().len().max(3);
-        let token = tokens
+        // The widest text near the current token: all a screen can show, whatever the length.
+        let near =
+            app.step().saturating_sub(NEAR_TOKENS)..(app.step() + NEAR_TOKENS).min(tokens.len());
+        let token = tokens[near]
             .iter()
             .map(|t| t.text.width())
             .max()
@@ -196,7 +202,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     for index in shown {
         let marker = if index == app.step() {
             CURRENT_MARKER
-        } else if copies.contains(&index) {
+        } else if copies.binary_search(&index).is_ok() {
             USED_MARKER
         } else {
             " "

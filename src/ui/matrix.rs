@@ -1,6 +1,5 @@
 //! The weight-matrix pane: one line per row, the looked-up row marked, scrolled to keep it in view.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use ratatui::buffer::Buffer;
@@ -10,7 +9,8 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::vector::{
-    VALUE_WIDTH, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line, window,
+    VALUE_WIDTH, display_width, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line,
+    window,
 };
 use crate::app::App;
 use crate::core::block::ModelFamily;
@@ -95,7 +95,6 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let height = usize::from(inner.height).saturating_sub(usize::from(header));
     let shown = window(model.rows(), height / lines_per_row, app.matrix_cursor());
     let current_id = app.current_token().and_then(|token| token.id);
-    let used: HashSet<usize> = app.tokens().iter().filter_map(|token| token.id).collect();
 
     let mut lines = Vec::new();
     if header {
@@ -119,7 +118,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             (CURRENT_MARKER, Some(theme.current()))
         } else if id == app.matrix_cursor() {
             (CURSOR_MARKER, Some(theme.cursor()))
-        } else if used.contains(&id) {
+        } else if app.uses_row(id) {
             (USED_MARKER, Some(theme.used()))
         } else {
             (" ", None)
@@ -140,7 +139,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let lead = if part == 0 {
                 label.clone()
             } else {
-                " ".repeat(label.width())
+                " ".repeat(display_width(&label))
             };
             let mut spans = vec![Span::styled(lead, style.unwrap_or_default())];
             match style.filter(|_| Some(id) == current_id) {

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::vector::{HEAT_LEGEND, fit, heat_glyph, pad, window, wrap_words};
+use super::vector::{HEAT_LEGEND, display_width, fit, heat_glyph, pad, window, wrap_words};
 use crate::app::{App, MAX_VIEW_TOKENS};
 use crate::core::tokenizer::copies_of;
 use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
@@ -255,7 +255,7 @@ impl HeatMap {
             let token = &tokens[index];
             let (marker, style) = if Some(row) == members.current {
                 (CURRENT_MARKER, theme.current())
-            } else if copies.contains(&index) {
+            } else if copies.binary_search(&index).is_ok() {
                 (USED_MARKER, theme.used())
             } else {
                 (" ", Style::new())
@@ -345,7 +345,9 @@ impl HeatMap {
                     } else {
                         theme.muted()
                     };
-                    spans.push(Span::raw(" ".repeat(cell - label.width())));
+                    spans.push(Span::raw(
+                        " ".repeat(cell.saturating_sub(display_width(&label))),
+                    ));
                     spans.push(Span::styled(label, style));
                 }
             }

@@ -38,14 +38,23 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let copies = copies_of(app.tokens(), app.step());
     let width = usize::from(inner.width);
+    // Only the chips that could be on screen are laid out: at most one per three cells on
+    // either side of the current token, so a frame costs the same for 10 tokens or 10,000.
+    let reach = width * usize::from(inner.height) / 3 + 1;
+    let first = app.step().saturating_sub(reach);
+    let last = (app.step() + reach).min(count);
     let mut lines: Vec<Vec<Span>> = vec![Vec::new()];
     let mut line_width = 0;
     let mut current_line = 0;
-    for (index, token) in app.tokens().iter().enumerate() {
+    for (index, token) in app.tokens()[first..last]
+        .iter()
+        .enumerate()
+        .map(|(offset, token)| (first + offset, token))
+    {
         let current = index == app.step();
         let marker = if current {
             CURRENT_MARKER
-        } else if copies.contains(&index) {
+        } else if copies.binary_search(&index).is_ok() {
             USED_MARKER
         } else {
             " "

@@ -3,8 +3,9 @@
 use std::ops::Range;
 
 use ndarray::ArrayView1;
+use ratatui::buffer::CellWidth;
+use ratatui::style::Style;
 use ratatui::text::Span;
-use unicode_width::UnicodeWidthStr;
 
 use crate::theme::Theme;
 
@@ -184,20 +185,47 @@ pub fn window(total: usize, visible: usize, keep: usize) -> Range<usize> {
     start..start + visible
 }
 
+/// The columns text takes on screen, counted as the buffer draws it: grapheme by grapheme,
+/// control characters left out.
+///
+/// `str::width` can disagree: it counts a control character (which is never drawn) as a
+/// column, and reads some pairs of characters as one (Arabic lam-alef) that are drawn as two.
+#[must_use]
+pub fn display_width(text: &str) -> usize {
+    Span::raw(text)
+        .styled_graphemes(Style::new())
+        .map(|grapheme| usize::from(grapheme.symbol.cell_width()))
+        .sum()
+}
+
 /// Text cut to at most `width` columns, ending in `…` when it was longer.
+///
+/// Columns are counted as [`display_width`] counts them, and the text is cut between
+/// graphemes, so a wide character is never cut in half and an accent stays on its letter.
+/// Control characters, which are never drawn, are left out.
 #[must_use]
 pub fn fit(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_owned();
-    }
+    let span = Span::raw(text);
+    let graphemes = span.styled_graphemes(Style::new()).map(|grapheme| {
+        let columns = usize::from(grapheme.symbol.cell_width());
+        (grapheme.symbol, columns)
+    });
+    let whole = display_width(text) <= width;
+    let room = if whole {
+        width
+    } else {
+        width.saturating_sub(1)
+    };
     let mut fitted = String::new();
-    for c in text.chars() {
-        if fitted.width() + c.to_string().width() + 1 > width {
+    let mut used = 0;
+    for (symbol, columns) in graphemes {
+        if used + columns > room {
             break;
         }
-        fitted.push(c);
+        fitted.push_str(symbol);
+        used += columns;
     }
-    if width > 0 {
+    if !whole && width > 0 {
         fitted.push('…');
     }
     fitted
@@ -207,8 +235,17 @@ pub fn fit(text: &str, width: usize) -> String {
 #[must_use]
 pub fn pad(text: &str, width: usize) -> String {
     let fitted = fit(text, width);
-    let padding = width.saturating_sub(fitted.width());
+    let padding = width.saturating_sub(display_width(&fitted));
     format!("{fitted}{}", " ".repeat(padding))
+}
+
+/// Text right-aligned in `width` columns (cut with `…` if longer): `format!("{:>w$}")` pads
+/// by characters, which puts wide or combined characters out of line.
+#[must_use]
+pub fn pad_left(text: &str, width: usize) -> String {
+    let fitted = fit(text, width);
+    let padding = width.saturating_sub(display_width(&fitted));
+    format!("{}{fitted}", " ".repeat(padding))
 }
 
 /// The heat-map cell for a similarity in [-1, 1]: the strip's glyph families (`░▒▓█` toward 1,
@@ -259,7 +296,7 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut line = String::new();
     for word in text.split_whitespace() {
         let word = fit(word, width);
-        if !line.is_empty() && line.width() + 1 + word.width() > width {
+        if !line.is_empty() && display_width(&line) + 1 + display_width(&word) > width {
             lines.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {
@@ -351,6 +388,37 @@ mod tests {
         assert_eq!(pad("fox", 5), "fox  ");
         assert_eq!(pad("東京都", 4), "東… ");
         assert_eq!(fit("abc", 0), "");
+        assert_eq!(pad_left("東京", 5), " 東京");
+    }
+
+    #[test]
+    fn widths_are_counted_as_the_screen_draws_them() {
+        // A combining accent takes no column and stays on its letter when the text is cut.
+        assert_eq!(display_width("cafe\u{301}"), 4);
+        assert_eq!(pad("cafe\u{301}", 5), "cafe\u{301} ");
+        assert_eq!(fit("e\u{301}e\u{301}e", 2), "e\u{301}…");
+        // A control character is never drawn, so it takes no column and is left out.
+        assert_eq!(display_width("a\u{7f}b"), 2);
+        assert_eq!(pad("a\u{7f}", 3), "a  ");
+        // Lam and alef are drawn in a column each, though `str::width` reads them as one.
+        assert_eq!(display_width("\u{644}\u{627}"), 2);
+        assert_eq!(pad("\u{644}\u{627}", 3), "\u{644}\u{627} ");
+        // A wide character that does not fit is left out whole, never cut in half.
+        assert_eq!(fit("a東京", 3), "a…");
+        assert_eq!(fit("🦊", 1), "…");
+        for width in 0..8 {
+            for text in ["東京は大きい", "🦊 fox", "שלום", "e\u{301}e\u{301}e\u{301}"] {
+                assert!(
+                    display_width(&fit(text, width)) <= width,
+                    "{text:?} in {width}"
+                );
+                assert_eq!(
+                    display_width(&pad(text, width)),
+                    width,
+                    "{text:?} in {width}"
+                );
+            }
+        }
     }
 
     #[test]
