@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 
+use unicode_segmentation::UnicodeSegmentation;
+
 /// The built-in vocabularies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum VocabKind {
@@ -185,16 +187,19 @@ fn is_word_char(c: char) -> bool {
 pub fn split(text: &str) -> Vec<Range<usize>> {
     let mut spans = Vec::new();
     let mut word_start: Option<usize> = None;
-    for (index, c) in text.char_indices() {
-        if is_word_char(c) {
+    // By user-perceived character, so an accent typed after its letter (e + U+0301) stays in
+    // the word, and an emoji with its modifiers stays one token.
+    for (index, grapheme) in text.grapheme_indices(true) {
+        let first = grapheme.chars().next().unwrap_or(' ');
+        if is_word_char(first) {
             word_start.get_or_insert(index);
             continue;
         }
         if let Some(start) = word_start.take() {
             spans.push(start..index);
         }
-        if !c.is_whitespace() {
-            spans.push(index..index + c.len_utf8());
+        if !first.is_whitespace() {
+            spans.push(index..index + grapheme.len());
         }
     }
     if let Some(start) = word_start {
@@ -291,6 +296,12 @@ mod tests {
         );
         assert_eq!(texts("   "), Vec::<&str>::new());
         assert_eq!(texts("a\nb\tc"), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn accents_typed_after_their_letter_stay_in_the_word() {
+        assert_eq!(texts("cafe\u{301} ok"), ["cafe\u{301}", "ok"]);
+        assert_eq!(texts("🦊🦊 👍🏽"), ["🦊", "🦊", "👍🏽"]);
     }
 
     #[test]
