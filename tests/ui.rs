@@ -803,7 +803,10 @@ fn an_accent_stays_on_its_letter_when_the_letter_is_the_current_token() {
     // The accent typed after its letter stays in the word, and is drawn on its letter.
     let mut app = app_with("cafe\u{301} x");
     press(&mut app, &[KeyCode::Enter]);
-    assert_eq!(app.current_token().map(|t| t.text.as_str()), Some("cafe\u{301}"));
+    assert_eq!(
+        app.current_token().map(|t| t.text.as_str()),
+        Some("cafe\u{301}")
+    );
     let terminal = draw(&app, 120, 40);
     assert_eq!(
         terminal.backend().buffer()[(4, 1)].symbol(),

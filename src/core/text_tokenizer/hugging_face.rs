@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
+use serde_json::{Map, Value};
 use tokenizers::Tokenizer;
 use tokenizers::decoders::DecoderWrapper;
 use tokenizers::pre_tokenizers::PreTokenizerWrapper;
@@ -14,6 +15,11 @@ use super::display::{
     DisplayVocab, byte_level_bytes, ceil_boundary, floor_boundary, visible, visible_bytes,
 };
 use crate::core::tokenizer::Token;
+
+/// The most ids a `tokenizer.json` may hand out: real vocabularies stop near a million, and
+/// every id up to the highest costs two cached strings, used or not (a 70-byte file naming id
+/// 49,999,999 took over 2 GB when this was 50 million).
+const MAX_IDS: usize = 4_000_000;
 
 /// A tokenizer read from a `tokenizer.json`, with the display string of every id cached.
 ///
@@ -72,7 +78,19 @@ impl HuggingFaceTokenizer {
     /// # Errors
     /// When the `tokenizers` crate cannot read the JSON.
     pub fn from_json(json: &[u8], name: impl Into<String>) -> Result<Self> {
+        // tokenizers 0.22 panics (`expect("Helper")`) when the decoder is not well-formed JSON,
+        // such as invalid UTF-8 in one of its strings, so text that is not JSON is turned away
+        // here, with serde_json's own message, before the crate sees it.
+        serde_json::from_slice::<serde_json::Value>(json)
+            .map_err(|error| anyhow!("not valid JSON: {error}"))?;
         let mut tokenizer = Tokenizer::from_bytes(json).map_err(|error| anyhow!("{error}"))?;
+        let (processor_ids, undefined) = post_processor_tokens(&tokenizer);
+        if let Some(id) = undefined {
+            bail!(
+                "its post-processor's template adds the special token {id}, which its \
+                 special_tokens do not define"
+            );
+        }
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(None)
@@ -83,10 +101,11 @@ impl HuggingFaceTokenizer {
         let highest = model_vocab
             .values()
             .chain(added.keys())
+            .chain(&processor_ids)
             .copied()
             .max()
             .map_or(0, |id| id as usize + 1);
-        if highest > 50_000_000 {
+        if highest > MAX_IDS {
             bail!(
                 "its highest id is {}, too many to be a vocabulary",
                 highest - 1
@@ -214,6 +233,69 @@ fn name_for(path: &Path) -> String {
         || path.display().to_string(),
         |name| name.to_string_lossy().into_owned(),
     )
+}
+
+/// The special tokens a post-processor adds (`[CLS]`, `<s>`), read from its serialised form
+/// (the crate keeps templates private), nested `Sequence`s included: their ids, which need not
+/// be in the model's vocabulary, and the first token a template names but does not define.
+///
+/// tokenizers 0.22 checks templates built in code, not templates read from a file, and then
+/// panics (`no entry found for key`) on the first encode that adds special tokens.
+fn post_processor_tokens(tokenizer: &Tokenizer) -> (Vec<u32>, Option<String>) {
+    let mut ids = Vec::new();
+    let mut undefined = None;
+    let Some(processor) = tokenizer
+        .get_post_processor()
+        .and_then(|processor| serde_json::to_value(processor).ok())
+    else {
+        return (ids, undefined);
+    };
+    for_each_object(
+        &processor,
+        &mut |fields| match fields.get("type").and_then(Value::as_str) {
+            Some("TemplateProcessing") => {
+                let defined = fields.get("special_tokens").and_then(Value::as_object);
+                for token in defined.into_iter().flat_map(Map::values) {
+                    let token_ids = token.get("ids").and_then(Value::as_array);
+                    ids.extend(token_ids.into_iter().flatten().filter_map(as_id));
+                }
+                let named = ["single", "pair"]
+                    .into_iter()
+                    .filter_map(|template| fields.get(template).and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(|piece| piece.pointer("/SpecialToken/id").and_then(Value::as_str));
+                for name in named {
+                    if undefined.is_none() && !defined.is_some_and(|d| d.contains_key(name)) {
+                        undefined = Some(name.to_owned());
+                    }
+                }
+            }
+            Some("BertProcessing" | "RobertaProcessing") => {
+                let pairs = ["sep", "cls"].into_iter().filter_map(|key| fields.get(key));
+                ids.extend(pairs.filter_map(|pair| pair.get(1)).filter_map(as_id));
+            }
+            _ => {}
+        },
+    );
+    (ids, undefined)
+}
+
+fn as_id(value: &Value) -> Option<u32> {
+    value.as_u64().and_then(|id| u32::try_from(id).ok())
+}
+
+/// Calls `visit` on every JSON object in `value`, itself included.
+fn for_each_object(value: &Value, visit: &mut impl FnMut(&Map<String, Value>)) {
+    match value {
+        Value::Array(items) => items.iter().for_each(|item| for_each_object(item, visit)),
+        Value::Object(fields) => {
+            visit(fields);
+            fields
+                .values()
+                .for_each(|field| for_each_object(field, visit));
+        }
+        _ => {}
+    }
 }
 
 /// Whether the tokenizer writes bytes with GPT-2's byte-level alphabet.
