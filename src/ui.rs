@@ -190,6 +190,25 @@ fn generating(app: &App) -> Option<Paragraph<'static>> {
     Some(Paragraph::new(Line::styled(text, app.theme().muted())).wrap(Wrap { trim: true }))
 }
 
+/// A pane that shows only part of a list says which part, in its bottom border.
+fn with_range<'a>(
+    block: Block<'a>,
+    what: &str,
+    shown: &std::ops::Range<usize>,
+    total: usize,
+    theme: Theme,
+) -> Block<'a> {
+    if shown.len() >= total {
+        return block;
+    }
+    let range = format!(
+        " {what} {}–{} of {total} ",
+        shown.start,
+        shown.end.saturating_sub(1)
+    );
+    block.title_bottom(Line::styled(range, theme.muted()).right_aligned())
+}
+
 /// A bordered pane whose border shows whether it has the keyboard.
 fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: Theme) -> Block<'a> {
     let block = Block::bordered()

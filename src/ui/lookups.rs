@@ -179,16 +179,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let height = usize::from(inner.height).saturating_sub(1);
     let total = app.lookups().len();
     let shown = window(total, (height / columns.lines_per_token).max(1), app.step());
-    let block = if shown.len() < total {
-        let range = format!(
-            " tokens {}–{} of {total} ",
-            shown.start,
-            shown.end.saturating_sub(1)
-        );
-        block.title_bottom(Line::styled(range, theme.muted()).right_aligned())
-    } else {
-        block
-    };
+    let block = super::with_range(block, "tokens", &shown, total, theme);
     block.render(area, buf);
     if let Some(message) = super::generating(app) {
         message.render(inner, buf);

@@ -151,17 +151,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(Line::from(spans));
         }
     }
-    let block = if shown.len() < model.rows() {
-        let position = format!(
-            " rows {}–{} of {} ",
-            shown.start,
-            shown.end.saturating_sub(1),
-            model.rows()
-        );
-        block.title_bottom(Line::styled(position, theme.muted()).right_aligned())
-    } else {
-        block
-    };
+    let block = super::with_range(block, "rows", &shown, model.rows(), theme);
     block.render(area, buf);
     if let Some(message) = super::generating(app) {
         message.render(inner, buf);
