@@ -1,5 +1,7 @@
 //! The explorer's state, its single `update`, and the event loop.
 
+use std::time::{Duration, Instant};
+
 use anyhow::Result;
 use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
@@ -224,7 +226,16 @@ pub struct Prompt {
 const SEARCH_LIMIT: usize = 100;
 
 /// How often the explorer looks again while a table is being generated.
-const TICK: std::time::Duration = std::time::Duration::from_millis(100);
+const TICK: Duration = Duration::from_millis(100);
+
+/// The longest the explorer reads queued keys before it draws, so a flood still shows progress.
+const FRAME_BUDGET: Duration = Duration::from_millis(100);
+
+/// How long the explorer waits for another queued event before it draws.
+///
+/// Not zero: crossterm's level-triggered source returns at once for a zero timeout without
+/// looking at the events it has already read and parsed, so a burst would cost a frame a key.
+const QUEUED_WAIT: Duration = Duration::from_millis(1);
 
 /// How many dimensions `[` and `]` move the exact-values window.
 pub const DIMS_STEP: usize = 8;
@@ -312,7 +323,37 @@ impl App {
                 self.update(Action::Tick);
                 continue;
             }
-            self.handle_event(&event::read()?);
+            let first = event::read()?;
+            let queued = || {
+                Ok(if event::poll(QUEUED_WAIT)? {
+                    Some(event::read()?)
+                } else {
+                    None
+                })
+            };
+            self.handle_queued(&first, queued, Instant::now() + FRAME_BUDGET)?;
+        }
+        Ok(())
+    }
+
+    /// Applies `first` and then every event already queued, so a burst of keys costs one frame
+    /// rather than one frame a key.
+    ///
+    /// `queued` returns the next event without waiting, or `None` when none is queued. Stops at
+    /// a quit, and at `until` so that a flood of keys still shows a frame now and then.
+    ///
+    /// # Errors
+    /// When `queued` cannot read the terminal.
+    pub fn handle_queued(
+        &mut self,
+        first: &Event,
+        mut queued: impl FnMut() -> std::io::Result<Option<Event>>,
+        until: Instant,
+    ) -> std::io::Result<()> {
+        self.handle_event(first);
+        while self.running && Instant::now() < until {
+            let Some(event) = queued()? else { break };
+            self.handle_event(&event);
         }
         Ok(())
     }
@@ -1061,6 +1102,62 @@ mod tests {
         assert_eq!(app.matrix_cursor(), 2);
     }
 
+    /// The events of `burst` one by one as the terminal would queue them; `None` after the last.
+    fn queue_of(burst: Vec<Event>) -> impl FnMut() -> std::io::Result<Option<Event>> {
+        let mut burst = burst.into_iter();
+        move || Ok(burst.next())
+    }
+
+    /// A deadline no test reaches.
+    fn no_deadline() -> Instant {
+        Instant::now() + Duration::from_secs(3600)
+    }
+
+    #[test]
+    fn a_burst_of_queued_keys_is_read_to_the_end_before_the_next_frame() {
+        let mut app = App::new(Options::default());
+        let mut burst = vec![key(KeyCode::Char('x')); 999];
+        burst.push(key(KeyCode::Char('y')));
+        let mut left = burst.len();
+        let mut queue = queue_of(burst);
+        let counted = || {
+            let event = queue()?;
+            left -= usize::from(event.is_some());
+            Ok(event)
+        };
+        app.handle_queued(&key(KeyCode::Char(' ')), counted, no_deadline())
+            .expect("the queue reads");
+        assert_eq!(left, 0, "every queued key was read");
+        let expected = format!("{DEFAULT_SENTENCE} {}y", "x".repeat(999));
+        assert_eq!(app.text(), expected);
+    }
+
+    #[test]
+    fn ctrl_c_in_a_burst_quits_and_leaves_the_rest_unread() {
+        let mut app = App::new(Options::default());
+        let ctrl_c = Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+        let mut burst = vec![key(KeyCode::Right); 500];
+        burst.push(ctrl_c);
+        burst.extend(vec![key(KeyCode::Char('x')); 500]);
+        app.handle_queued(&key(KeyCode::Left), queue_of(burst), no_deadline())
+            .expect("the queue reads");
+        assert!(!app.is_running());
+        assert_eq!(
+            app.text(),
+            DEFAULT_SENTENCE,
+            "nothing after Ctrl+C was typed"
+        );
+    }
+
+    #[test]
+    fn a_flood_of_keys_stops_at_the_deadline_for_a_frame() {
+        let mut app = App::new(Options::default());
+        let endless = || Ok(Some(key(KeyCode::Char('x'))));
+        app.handle_queued(&key(KeyCode::Char('x')), endless, Instant::now())
+            .expect("the queue reads");
+        assert_eq!(app.text(), format!("{DEFAULT_SENTENCE}x"));
+    }
+
     #[test]
     fn typing_retokenises_and_q_types_in_the_input() {
         let mut app = App::new(Options::default());
@@ -1136,7 +1233,7 @@ mod tests {
         let ids: Vec<_> = app.tokens().iter().map(|t| t.id).collect();
         assert_eq!(ids, [Some(12792), Some(26081), Some(262), Some(21831)]);
         while app.waiting_for_tables() {
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(20));
             app.update(Action::Tick);
         }
         assert_eq!(

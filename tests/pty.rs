@@ -146,6 +146,24 @@ impl Session {
         self.writer.flush().expect("keys reach the terminal");
     }
 
+    /// Sends key bytes from another thread, so a binary that stops reading fails the test
+    /// by its timeout instead of blocking the write forever; returns when the bytes are
+    /// written, or fails after [`TIMEOUT`].
+    fn press_bounded(&mut self, keys: Vec<u8>) {
+        let mut writer = std::mem::replace(&mut self.writer, Box::new(std::io::sink()));
+        let (sent, written) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            let result = writer.write_all(&keys).and_then(|()| writer.flush());
+            let _ = sent.send((writer, result));
+        });
+        let (writer, result) = written.recv_timeout(TIMEOUT).unwrap_or_else(|_| {
+            let screen = lock(&self.output).parser.screen().contents();
+            panic!("the binary read no more keys for {TIMEOUT:?}; the screen was:\n{screen}")
+        });
+        result.expect("keys reach the terminal");
+        self.writer = writer;
+    }
+
     /// Waits until the screen contains every one of `needles`, and returns it.
     fn wait_for_all(&self, needles: &[&str]) -> String {
         wait_for(
@@ -560,6 +578,37 @@ fn ctrl_c_in_the_input_quits_clean() {
     let mut session = Session::launch(&[]);
     session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
     session.press(CTRL_C);
+    session.assert_clean_exit();
+}
+
+/// A thousand arrow keys in one write, as key repeat or a paste produces them.
+fn key_burst() -> Vec<u8> {
+    RIGHT.repeat(1_000)
+}
+
+#[test]
+fn a_burst_of_a_thousand_keys_then_ctrl_c_quits_clean() {
+    let mut session = Session::launch(&[]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    let mut burst = key_burst();
+    burst.extend_from_slice(CTRL_C);
+    session.press_bounded(burst);
+    session.assert_clean_exit();
+}
+
+#[test]
+fn a_burst_of_keys_with_a_resize_among_them_is_read_to_the_end() {
+    let mut session = Session::launch(&[]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(ENTER);
+    session.wait_for_text("EXPLORE");
+    // Every key of the burst must be read: the last one steps to the last token.
+    session.press_bounded(key_burst());
+    session.resize(30, 100);
+    session.press_bounded(key_burst());
+    session.press_bounded(END.to_vec());
+    session.wait_for_text("▶3 fox #2");
+    session.press_bounded(CTRL_C.to_vec());
     session.assert_clean_exit();
 }
 
