@@ -34,6 +34,19 @@ pub struct EmbeddingModel {
     provenance: Provenance,
 }
 
+/// Where a table's numbers came from: training, or a seeded random draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TableKind {
+    /// Drawn by PyTorch's seeded initialisation, as before any training: which rows lie near
+    /// each other is chance, so nearest neighbours say nothing about meaning.
+    Random {
+        /// The `torch.manual_seed` the table was drawn with.
+        seed: u64,
+    },
+    /// Learned by training: the built-in trained vocabulary, or a checkpoint's own table.
+    Trained,
+}
+
 /// Where a model came from and what its file says about its embedding block.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Provenance {
@@ -210,6 +223,22 @@ impl EmbeddingModel {
     #[must_use]
     pub fn seed(&self) -> Option<u64> {
         self.seed
+    }
+
+    /// Whether the numbers were learned by training or drawn at random: what a screen that
+    /// compares vectors must say, since only training puts related words near each other.
+    #[must_use]
+    pub fn table_kind(&self) -> TableKind {
+        match self.seed {
+            Some(seed) => TableKind::Random { seed },
+            None => TableKind::Trained,
+        }
+    }
+
+    /// Whether the table's numbers were learned by training (see [`EmbeddingModel::table_kind`]).
+    #[must_use]
+    pub fn is_trained(&self) -> bool {
+        self.table_kind() == TableKind::Trained
     }
 
     /// The family of model the tables come from (`Generated` for built-in tables).
@@ -570,6 +599,17 @@ mod tests {
         assert_eq!(lookups[1].model_embedding.as_ref(), Some(&expected));
         assert_eq!(model.model_embedding(&lookups[1]), Some(expected));
         assert_eq!(model.non_finite_warning(0), None);
+    }
+
+    #[test]
+    fn generated_tables_are_random_and_say_their_seed() {
+        let seeded = EmbeddingModel::builtin(VocabKind::Words, 7);
+        assert_eq!(seeded.table_kind(), TableKind::Random { seed: 7 });
+        assert!(!seeded.is_trained());
+        assert!(!EmbeddingModel::shaped(2, 2, 2, 1).unwrap().is_trained());
+        let table = Table::from(ndarray::Array2::<f32>::zeros((2, 2)));
+        let from_file = EmbeddingModel::new("file", None, table, None);
+        assert_eq!(from_file.table_kind(), TableKind::Trained);
     }
 
     #[test]
