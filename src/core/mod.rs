@@ -2,6 +2,7 @@
 pub mod attention;
 pub mod block;
 pub mod compare;
+pub mod gguf;
 pub mod metrics;
 pub mod model_file;
 pub mod positional;

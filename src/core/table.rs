@@ -1,8 +1,13 @@
 //! A two-dimensional table of numbers (a weight matrix), wherever its numbers live: in memory,
-//! in a memory-mapped model file (f32, f16 or bf16), or still being generated.
+//! in a memory-mapped model file (f32, f16, bf16, or one of ggml's quantized block formats), or
+//! still being generated.
 //!
 //! Rows are read one at a time and converted to f32 on the way out, so opening a table costs
-//! the same whatever its size: only the rows that are looked at are ever touched.
+//! the same whatever its size: only the rows that are looked at are ever touched. A row of a
+//! quantized table is a whole number of blocks, dequantized as ggml does, bit for bit.
+
+mod k_quants;
+mod small_blocks;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -11,6 +16,10 @@ use anyhow::{Result, bail};
 use ndarray::{Array1, Array2};
 
 /// How the numbers of a table are stored.
+///
+/// Beside the three float formats, ggml's quantized formats (as GGUF files hold them) store a
+/// block of numbers as small integers with one or two f16 scales; the `_K` formats group 256
+/// numbers in a super-block of sub-blocks, each with its own scale.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dtype {
     /// IEEE single precision, 4 bytes.
@@ -19,24 +28,96 @@ pub enum Dtype {
     F16,
     /// bfloat16: f32's exponent with 7 bits of fraction, 2 bytes.
     BF16,
+    /// ggml `Q8_0`: 32 numbers as signed bytes times one f16 scale (34 bytes).
+    Q8_0,
+    /// ggml `Q4_0`: 32 numbers as 4-bit integers less 8, times one f16 scale (18 bytes).
+    Q4_0,
+    /// ggml `Q4_1`: 32 numbers as 4-bit integers times a scale plus a minimum (20 bytes).
+    Q4_1,
+    /// ggml `Q5_0`: 32 numbers as 5-bit integers less 16, times one f16 scale (22 bytes).
+    Q5_0,
+    /// ggml `Q5_1`: 32 numbers as 5-bit integers times a scale plus a minimum (24 bytes).
+    Q5_1,
+    /// ggml `Q2_K`: 256 numbers as 2-bit integers, 16 sub-blocks with 4-bit scales and mins.
+    Q2K,
+    /// ggml `Q3_K`: 256 numbers as 3-bit integers, 16 sub-blocks with 6-bit scales.
+    Q3K,
+    /// ggml `Q4_K`: 256 numbers as 4-bit integers, 8 sub-blocks with 6-bit scales and mins.
+    Q4K,
+    /// ggml `Q5_K`: 256 numbers as 5-bit integers, 8 sub-blocks with 6-bit scales and mins.
+    Q5K,
+    /// ggml `Q6_K`: 256 numbers as 6-bit integers less 32, 16 sub-blocks with 8-bit scales.
+    Q6K,
 }
 
 impl Dtype {
-    /// Bytes per number.
+    /// How many numbers one block holds: 1 for the float formats.
     #[must_use]
-    pub fn size(self) -> usize {
+    pub fn block_len(self) -> usize {
         match self {
-            Self::F32 => 4,
-            Self::F16 | Self::BF16 => 2,
+            Self::F32 | Self::F16 | Self::BF16 => 1,
+            Self::Q8_0 | Self::Q4_0 | Self::Q4_1 | Self::Q5_0 | Self::Q5_1 => small_blocks::LEN,
+            Self::Q2K | Self::Q3K | Self::Q4K | Self::Q5K | Self::Q6K => k_quants::LEN,
         }
     }
 
-    /// Reads one little-endian number and widens it to f32 exactly.
-    fn read(self, bytes: &[u8]) -> f32 {
+    /// How many bytes one block takes.
+    #[must_use]
+    pub fn block_bytes(self) -> usize {
         match self {
-            Self::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-            Self::F16 => half::f16::from_le_bytes([bytes[0], bytes[1]]).to_f32(),
-            Self::BF16 => half::bf16::from_le_bytes([bytes[0], bytes[1]]).to_f32(),
+            Self::F32 => 4,
+            Self::F16 | Self::BF16 => 2,
+            Self::Q8_0 => small_blocks::Q8_0_BYTES,
+            Self::Q4_0 => small_blocks::Q4_0_BYTES,
+            Self::Q4_1 => small_blocks::Q4_1_BYTES,
+            Self::Q5_0 => small_blocks::Q5_0_BYTES,
+            Self::Q5_1 => small_blocks::Q5_1_BYTES,
+            Self::Q2K => k_quants::Q2_K_BYTES,
+            Self::Q3K => k_quants::Q3_K_BYTES,
+            Self::Q4K => k_quants::Q4_K_BYTES,
+            Self::Q5K => k_quants::Q5_K_BYTES,
+            Self::Q6K => k_quants::Q6_K_BYTES,
+        }
+    }
+
+    /// Whether the numbers are stored as blocks of small integers with scales.
+    #[must_use]
+    pub fn is_quantized(self) -> bool {
+        self.block_len() > 1
+    }
+
+    /// The bytes a row of `cols` numbers takes, or `None` when `cols` is not a whole number of
+    /// blocks (or the count overflows).
+    #[must_use]
+    pub fn row_bytes(self, cols: usize) -> Option<usize> {
+        if !cols.is_multiple_of(self.block_len()) {
+            return None;
+        }
+        (cols / self.block_len()).checked_mul(self.block_bytes())
+    }
+
+    /// Appends the numbers of whole blocks of little-endian bytes to `out`, widened or
+    /// dequantized to f32 exactly as ggml does.
+    fn decode(self, bytes: &[u8], out: &mut Vec<f32>) {
+        let blocks = bytes.chunks_exact(self.block_bytes());
+        match self {
+            Self::F32 => out.extend(blocks.map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+            Self::F16 => {
+                out.extend(blocks.map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()));
+            }
+            Self::BF16 => {
+                out.extend(blocks.map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32()));
+            }
+            Self::Q8_0 => blocks.for_each(|b| small_blocks::q8_0(b, out)),
+            Self::Q4_0 => blocks.for_each(|b| small_blocks::q4_0(b, out)),
+            Self::Q4_1 => blocks.for_each(|b| small_blocks::q4_1(b, out)),
+            Self::Q5_0 => blocks.for_each(|b| small_blocks::q5_0(b, out)),
+            Self::Q5_1 => blocks.for_each(|b| small_blocks::q5_1(b, out)),
+            Self::Q2K => blocks.for_each(|b| k_quants::q2_k(b, out)),
+            Self::Q3K => blocks.for_each(|b| k_quants::q3_k(b, out)),
+            Self::Q4K => blocks.for_each(|b| k_quants::q4_k(b, out)),
+            Self::Q5K => blocks.for_each(|b| k_quants::q5_k(b, out)),
+            Self::Q6K => blocks.for_each(|b| k_quants::q6_k(b, out)),
         }
     }
 }
@@ -47,6 +128,16 @@ impl fmt::Display for Dtype {
             Self::F32 => "f32",
             Self::F16 => "f16",
             Self::BF16 => "bf16",
+            Self::Q8_0 => "q8_0",
+            Self::Q4_0 => "q4_0",
+            Self::Q4_1 => "q4_1",
+            Self::Q5_0 => "q5_0",
+            Self::Q5_1 => "q5_1",
+            Self::Q2K => "q2_k",
+            Self::Q3K => "q3_k",
+            Self::Q4K => "q4_k",
+            Self::Q5K => "q5_k",
+            Self::Q6K => "q6_k",
         })
     }
 }
@@ -132,8 +223,12 @@ impl From<Array2<f32>> for Table {
 impl Table {
     /// A table read in place from `rows × cols` little-endian numbers at `offset` in `source`.
     ///
+    /// For a quantized dtype each row must be a whole number of its blocks, as ggml stores
+    /// them: a row never starts inside a block.
+    ///
     /// # Errors
-    /// When the numbers would run past the end of the bytes.
+    /// When a row is not a whole number of blocks, or the numbers would run past the end of the
+    /// bytes.
     pub fn mapped(
         source: Arc<dyn Bytes>,
         offset: usize,
@@ -141,9 +236,17 @@ impl Table {
         rows: usize,
         cols: usize,
     ) -> Result<Self> {
-        let needed = rows
-            .checked_mul(cols)
-            .and_then(|n| n.checked_mul(dtype.size()))
+        if !cols.is_multiple_of(dtype.block_len()) {
+            bail!(
+                "a {rows}×{cols} {dtype} table cannot be read by rows: {dtype} stores blocks of \
+                 {} numbers, and {cols} is not a multiple of {}",
+                dtype.block_len(),
+                dtype.block_len()
+            );
+        }
+        let needed = dtype
+            .row_bytes(cols)
+            .and_then(|row| row.checked_mul(rows))
             .and_then(|n| n.checked_add(offset));
         match needed {
             Some(end) if end <= source.bytes().len() => Ok(Self {
@@ -231,17 +334,18 @@ impl Table {
                 offset,
                 dtype,
             } => {
-                let size = dtype.size();
-                let start = offset + index * self.cols * size;
-                let bytes = &source.bytes()[start..start + self.cols * size];
-                Some(
-                    bytes
-                        .chunks_exact(size)
-                        .map(|chunk| dtype.read(chunk))
-                        .collect(),
-                )
+                let row_bytes = self.row_bytes(*dtype);
+                let start = offset + index * row_bytes;
+                let mut row = Vec::with_capacity(self.cols);
+                dtype.decode(&source.bytes()[start..start + row_bytes], &mut row);
+                Some(Array1::from(row))
             }
         }
+    }
+
+    /// The bytes one row of a mapped table takes (checked in [`Self::mapped`]).
+    fn row_bytes(&self, dtype: Dtype) -> usize {
+        dtype.row_bytes(self.cols).unwrap_or_default()
     }
 
     /// Calls `visit(id, row)` for every row in id order, without allocating a vector per row:
@@ -260,17 +364,12 @@ impl Table {
                 offset,
                 dtype,
             } => {
-                let size = dtype.size();
-                let row_bytes = self.cols * size;
+                let row_bytes = self.row_bytes(*dtype);
                 let mut row = Vec::with_capacity(self.cols);
                 for index in 0..self.rows {
                     let start = offset + index * row_bytes;
                     row.clear();
-                    row.extend(
-                        source.bytes()[start..start + row_bytes]
-                            .chunks_exact(size)
-                            .map(|chunk| dtype.read(chunk)),
-                    );
+                    dtype.decode(&source.bytes()[start..start + row_bytes], &mut row);
                     visit(index, &row);
                 }
                 return true;
@@ -301,6 +400,7 @@ mod tests {
                 Dtype::F32 => v.to_le_bytes().to_vec(),
                 Dtype::F16 => half::f16::from_f32(v).to_le_bytes().to_vec(),
                 Dtype::BF16 => half::bf16::from_f32(v).to_le_bytes().to_vec(),
+                _ => unreachable!("the tests write only float tables"),
             })
             .collect()
     }
