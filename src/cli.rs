@@ -1,9 +1,10 @@
 //! Command-line arguments: the explorer's options and the print subcommands.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::core::model_file::{OpenOptions, open_model};
 use crate::core::positional::PositionScheme;
@@ -47,6 +48,54 @@ pub struct Args {
     /// A print subcommand instead of the explorer.
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Args {
+    /// Parses the command line, taking options written before a subcommand as its own:
+    /// `embedlens --vocab words matrix` is `embedlens matrix --vocab words`.
+    #[must_use]
+    pub fn parse_command_line() -> Self {
+        Self::parse_from(subcommand_first(std::env::args_os()))
+    }
+}
+
+/// The command line with a subcommand that follows options moved before them, so that the
+/// options are read as the subcommand's; without a subcommand it is unchanged.
+///
+/// Only the first word that is neither an option nor an option's value can be a subcommand;
+/// after `--` every word is a sentence (`embedlens -- matrix` explores the word "matrix").
+pub fn subcommand_first(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    let command = Args::command();
+    let takes_value = |long: &str| {
+        command
+            .get_arguments()
+            .any(|arg| arg.get_long() == Some(long) && arg.get_action().takes_values())
+    };
+    let mut index = 1;
+    while let Some(word) = args.get(index).and_then(|word| word.to_str()) {
+        if word == "--" {
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            index += if !long.contains('=') && takes_value(long) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if word.len() > 1 && word.starts_with('-') {
+            index += 1;
+            continue;
+        }
+        if index > 1 && command.find_subcommand(word).is_some() {
+            let subcommand = args.remove(index);
+            args.insert(1, subcommand);
+        }
+        break;
+    }
+    args
 }
 
 /// The print subcommands.
@@ -247,6 +296,41 @@ impl TableArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn command_line(words: &[&str]) -> Vec<OsString> {
+        std::iter::once("embedlens")
+            .chain(words.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn options_before_a_subcommand_become_its_own() {
+        let moved = |words: &[&str]| subcommand_first(command_line(words));
+        assert_eq!(
+            moved(&["--vocab", "words", "matrix", "--format", "csv"]),
+            command_line(&["matrix", "--vocab", "words", "--format", "csv"])
+        );
+        assert_eq!(
+            moved(&["--seed=7", "--ids", "lookup", "1"]),
+            command_line(&["lookup", "--seed=7", "--ids", "1"])
+        );
+        // An option's value, a sentence, and anything after `--` stay where they are.
+        for unchanged in [
+            &["--tokenizer", "matrix"][..],
+            &["the", "matrix"][..],
+            &["--vocab", "words", "the matrix"][..],
+            &["--vocab", "words", "--", "matrix"][..],
+            &["matrix", "--vocab", "words"][..],
+        ] {
+            assert_eq!(moved(unchanged), command_line(unchanged), "{unchanged:?}");
+        }
+        let parsed = Args::parse_from(moved(&["--vocab", "words", "matrix"]));
+        assert!(
+            matches!(&parsed.command, Some(Command::Matrix(matrix)) if matrix.table.vocab == VocabKind::Words),
+            "{parsed:?}"
+        );
+    }
 
     #[test]
     fn shapes_parse() {

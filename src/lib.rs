@@ -9,5 +9,7 @@ pub mod cli;
 pub mod core;
 pub mod lesson;
 pub mod print;
+#[cfg(unix)]
+pub mod terminal_rescue;
 pub mod theme;
 pub mod ui;

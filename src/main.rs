@@ -1,10 +1,9 @@
 //! The embedlens binary: the explorer, or a print subcommand.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use clap::Parser;
 use embedlens::app::{App, DEFAULT_IDS, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
 use embedlens::core::weights::as_width;
@@ -13,7 +12,11 @@ use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use ratatui::crossterm::execute;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Args::parse_command_line();
+    // Before any model file is mapped: a file cut short under us is then explained, not fatal
+    // to the terminal. Without the handler the rest still works, so a failure is ignored.
+    #[cfg(unix)]
+    let _ = embedlens::terminal_rescue::install();
     let result = match &args.command {
         Some(Command::Lookup(lookup)) => embedlens::print::lookup(lookup, &mut std::io::stdout()),
         Some(Command::Matrix(matrix)) => embedlens::print::matrix(matrix, &mut std::io::stdout()),
@@ -28,7 +31,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("embedlens: {error:#}");
+            // Not `eprintln!`, which panics when stderr cannot be written (a full disk).
+            let _ = writeln!(std::io::stderr(), "embedlens: {error:#}");
             ExitCode::FAILURE
         }
     }
@@ -74,11 +78,16 @@ fn explore(args: &Args) -> Result<()> {
         let _ = execute!(std::io::stdout(), DisableBracketedPaste);
         previous_hook(info);
     }));
-    ratatui::run(|terminal| {
+    #[cfg(unix)]
+    embedlens::terminal_rescue::hold_terminal();
+    let outcome = ratatui::run(|terminal| {
         // Pastes arrive whole, so a pasted newline or `q` cannot act as a key.
         execute!(std::io::stdout(), EnableBracketedPaste)?;
         let outcome = app.run(terminal);
         execute!(std::io::stdout(), DisableBracketedPaste)?;
         outcome
-    })
+    });
+    #[cfg(unix)]
+    embedlens::terminal_rescue::release_terminal();
+    outcome
 }

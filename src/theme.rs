@@ -1,6 +1,8 @@
 //! Named styles. Every highlight also carries a symbol or bold/reversed, so the screen says
 //! everything on a monochrome terminal or with `NO_COLOR` set.
 
+use std::ffi::OsStr;
+
 use ratatui::style::{Color, Modifier, Style};
 
 /// The marker before the row or token being looked up.
@@ -16,6 +18,11 @@ pub struct Theme {
     color: bool,
 }
 
+/// Whether to colour the screen, given the values of `NO_COLOR` and `TERM`.
+fn wants_color(no_color: Option<&OsStr>, term: Option<&OsStr>) -> bool {
+    no_color.is_none_or(OsStr::is_empty) && term.is_none_or(|term| term != "dumb")
+}
+
 impl Theme {
     /// A theme with colour, or without it for monochrome terminals.
     #[must_use]
@@ -23,10 +30,14 @@ impl Theme {
         Self { color }
     }
 
-    /// Colour unless the `NO_COLOR` environment variable is set to something.
+    /// Colour unless the `NO_COLOR` environment variable is set to something, or `TERM` is
+    /// `dumb` (a terminal that cannot show it).
     #[must_use]
     pub fn from_env() -> Self {
-        Self::new(std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty()))
+        Self::new(wants_color(
+            std::env::var_os("NO_COLOR").as_deref(),
+            std::env::var_os("TERM").as_deref(),
+        ))
     }
 
     fn paint(self, style: Style, color: Color) -> Style {
@@ -141,6 +152,20 @@ mod tests {
         assert_eq!(mono.current().fg, None);
         assert_eq!(mono.value(-0.2).fg, None);
         assert!(mono.value(2.0).add_modifier.contains(Modifier::BOLD));
+    }
+
+    #[test]
+    fn no_color_and_a_dumb_terminal_turn_colour_off() {
+        let os = |text: &'static str| Some(OsStr::new(text));
+        assert!(wants_color(None, None));
+        assert!(wants_color(None, os("xterm-256color")));
+        assert!(
+            wants_color(os(""), os("xterm")),
+            "an empty NO_COLOR is unset"
+        );
+        assert!(!wants_color(os("1"), os("xterm-256color")));
+        assert!(!wants_color(None, os("dumb")));
+        assert!(!wants_color(os(""), os("dumb")));
     }
 
     #[test]

@@ -91,6 +91,11 @@ struct Session {
 impl Session {
     /// Starts `embedlens args…` in a 120×40 pseudo-terminal with a colour `TERM`.
     fn launch(args: &[&str]) -> Self {
+        Self::launch_with_term(args, "xterm-256color")
+    }
+
+    /// Starts `embedlens args…` in a 120×40 pseudo-terminal with `TERM` set to `term`.
+    fn launch_with_term(args: &[&str], term: &str) -> Self {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -101,7 +106,7 @@ impl Session {
             .expect("a pseudo-terminal opens");
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_embedlens"));
         command.args(args);
-        command.env("TERM", "xterm-256color");
+        command.env("TERM", term);
         command.env_remove("NO_COLOR");
         let child = pty.slave.spawn_command(command).expect("the binary starts");
         // Only the child may hold the slave: once it exits, reads from the master end.
@@ -285,17 +290,22 @@ impl Session {
             status.success(),
             "the binary exited with {status}; the screen was:\n{screen}"
         );
+        self.assert_restored(&raw);
+    }
+
+    /// Checks the terminal was left as the binary found it, given everything the binary wrote.
+    fn assert_restored(&self, raw: &[u8]) {
         let entered =
-            rfind(&raw, ENTER_ALTERNATE_SCREEN).expect("the explorer used the alternate screen");
+            rfind(raw, ENTER_ALTERNATE_SCREEN).expect("the explorer used the alternate screen");
         let left =
-            rfind(&raw, LEAVE_ALTERNATE_SCREEN).expect("the explorer left the alternate screen");
+            rfind(raw, LEAVE_ALTERNATE_SCREEN).expect("the explorer left the alternate screen");
         assert!(
             left > entered,
             "the alternate screen was entered again after it was left"
         );
-        let shown = rfind(&raw, SHOW_CURSOR).expect("the cursor was shown");
+        let shown = rfind(raw, SHOW_CURSOR).expect("the cursor was shown");
         assert!(
-            rfind(&raw, HIDE_CURSOR).is_none_or(|hidden| hidden < shown),
+            rfind(raw, HIDE_CURSOR).is_none_or(|hidden| hidden < shown),
             "the cursor was left hidden"
         );
         let output = lock(&self.output);
@@ -610,6 +620,90 @@ fn a_burst_of_keys_with_a_resize_among_them_is_read_to_the_end() {
     session.wait_for_text("▶3 fox #2");
     session.press_bounded(CTRL_C.to_vec());
     session.assert_clean_exit();
+}
+
+/// Whether the bytes set a foreground or background colour: a Select Graphic Rendition
+/// sequence (`ESC [ … m`) with a colour parameter (30–38, 40–48, 90–97 or 100–107).
+fn sets_a_colour(raw: &[u8]) -> bool {
+    let mut rest = raw;
+    while let Some(start) = rest.windows(2).position(|pair| pair == b"\x1b[") {
+        rest = &rest[start + 2..];
+        let Some(end) = rest.iter().position(|byte| (0x40..=0x7e).contains(byte)) else {
+            break;
+        };
+        let (parameters, last) = (&rest[..end], rest[end]);
+        if last == b'm' {
+            let colour = parameters
+                .split(|&byte| byte == b';')
+                .filter_map(|number| std::str::from_utf8(number).ok()?.parse::<u16>().ok())
+                .any(|number| matches!(number, 30..=38 | 40..=48 | 90..=97 | 100..=107));
+            if colour {
+                return true;
+            }
+        }
+        rest = &rest[end..];
+    }
+    false
+}
+
+#[test]
+fn a_dumb_terminal_gets_no_colour() {
+    for (term, coloured) in [("xterm-256color", true), ("dumb", false)] {
+        let mut session = Session::launch_with_term(&[], term);
+        session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+        session.press(b"q");
+        // q types in the input; Ctrl+C quits.
+        session.press(CTRL_C);
+        session.assert_clean_exit();
+        let raw = lock(&session.output).raw.clone();
+        assert_eq!(sets_a_colour(&raw), coloured, "TERM={term}");
+    }
+}
+
+/// Writes a safetensors file of one `rows × dims` float32 table named `embed_tokens.weight`,
+/// and returns the length of its header (the eight-byte length and the JSON).
+fn write_table_file(path: &std::path::Path, rows: usize, dims: usize) -> u64 {
+    let mut header = format!(
+        r#"{{"embed_tokens.weight":{{"dtype":"F32","shape":[{rows},{dims}],"data_offsets":[0,{}]}}}}"#,
+        rows * dims * 4
+    );
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(header.as_bytes());
+    for index in 0..rows * dims {
+        let value = f32::from(u16::try_from(index % 97).expect("small")) / 10.0;
+        bytes.extend(value.to_le_bytes());
+    }
+    std::fs::write(path, bytes).expect("the model file is written");
+    8 + header.len() as u64
+}
+
+#[test]
+fn a_model_file_cut_short_while_open_restores_the_terminal_and_says_so() {
+    let folder = std::env::temp_dir().join(format!("embedlens-pty-sigbus-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a temp folder");
+    let path = folder.join("model.safetensors");
+    let header = write_table_file(&path, 4096, 4);
+    let mut session = Session::launch(&["--model", path.to_str().expect("a UTF-8 path")]);
+    session.wait_for_all(&["2 4 0 2", "Weight matrix"]);
+    // Another program cuts the file to its header; row 4000 lies far past the new end.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|file| file.set_len(header))
+        .expect("the file is cut short");
+    session.press(b" 4000");
+    let (status, raw) = session.wait_for_exit();
+    let _ = std::fs::remove_dir_all(&folder);
+    let screen = lock(&session.output).parser.screen().contents();
+    assert_eq!(status.exit_code(), 1, "{status}; the screen was:\n{screen}");
+    assert!(
+        screen.contains("the model file was cut short while it was open"),
+        "the message is on the restored screen:\n{screen}"
+    );
+    session.assert_restored(&raw);
 }
 
 #[test]

@@ -21,6 +21,9 @@ pub const DEFAULT_CONTEXT_LENGTH: usize = 16;
 pub const DEFAULT_GPT2_DIMS: u64 = 256;
 /// GPT-2's context length: the rows of its learned position table.
 pub const GPT2_CONTEXT_LENGTH: usize = 1024;
+/// The most numbers a generated model may hold, token and position tables together: 2^28
+/// float32, 1 GiB. The widest built-in gpt2 (`--dim 4096`) needs about 210 million.
+pub const MAX_GENERATED_VALUES: usize = 1 << 28;
 
 /// A token table, an optional learned position table, and the tokenizer that names the rows.
 #[derive(Clone, Debug)]
@@ -83,6 +86,35 @@ impl Default for Provenance {
 #[must_use]
 pub fn as_width(dims: u64) -> usize {
     usize::try_from(dims).unwrap_or(usize::MAX)
+}
+
+/// Refuses tables that would hold more than [`MAX_GENERATED_VALUES`] numbers, counted in
+/// 128 bits so that no product of two sizes can overflow.
+fn check_generated_size(rows: usize, dims: usize, context_length: usize) -> Result<()> {
+    let wide = |n: usize| u128::try_from(n).unwrap_or(u128::MAX);
+    let values = wide(rows)
+        .saturating_mul(wide(dims))
+        .saturating_add(wide(context_length).saturating_mul(wide(dims)));
+    if values > wide(MAX_GENERATED_VALUES) {
+        bail!(
+            "a {rows}x{dims} table with {context_length} learned positions would hold {values} \
+             numbers ({}); embedlens generates at most {MAX_GENERATED_VALUES} (1 GiB of float32)",
+            byte_size(values.saturating_mul(4))
+        );
+    }
+    Ok(())
+}
+
+/// A number of bytes in the largest unit that keeps it at least 1, such as `40 PB`.
+fn byte_size(bytes: u128) -> String {
+    let units = ["bytes", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"];
+    let mut size = bytes;
+    let mut unit = 0;
+    while size >= 1000 && unit + 1 < units.len() {
+        size /= 1000;
+        unit += 1;
+    }
+    format!("{size} {}", units[unit])
 }
 
 /// The width and context length of each built-in vocabulary.
@@ -177,11 +209,13 @@ impl EmbeddingModel {
     /// An unnamed `nn.Embedding(rows, dims)`, then `nn.Embedding(context_length, dims)`.
     ///
     /// # Errors
-    /// When a dimension is zero.
+    /// When a dimension is zero, or the tables would hold more than [`MAX_GENERATED_VALUES`]
+    /// numbers.
     pub fn shaped(rows: usize, dims: usize, context_length: usize, seed: u64) -> Result<Self> {
         if rows == 0 || dims == 0 {
             bail!("the shape {rows}x{dims} has no values; both numbers must be at least 1");
         }
+        check_generated_size(rows, dims, context_length)?;
         let mut generator = TorchGenerator::manual_seed(seed);
         let token_table = generator.embedding(rows, dims);
         let position_table = generator.embedding(context_length, dims);
@@ -583,6 +617,31 @@ mod tests {
         let error = model.tokens_from_ids(&[6]).unwrap_err().to_string();
         assert!(error.contains("id 6 has no row"), "{error}");
         assert!(EmbeddingModel::shaped(0, 3, 16, 1).is_err());
+    }
+
+    #[test]
+    fn shapes_beyond_the_limit_are_refused_without_overflow() {
+        for (rows, dims, context_length) in [
+            (100_000_000, 100_000_000, 16),
+            (4_294_967_296, 4_294_967_297, 16),
+            (usize::MAX, usize::MAX, usize::MAX),
+            (6, 3, 1 << 40),
+            (MAX_GENERATED_VALUES, 1, 1),
+        ] {
+            let error = EmbeddingModel::shaped(rows, dims, context_length, 1)
+                .expect_err("too large")
+                .to_string();
+            assert!(
+                error.contains("at most 268435456"),
+                "{rows}x{dims}, {context_length}: {error}"
+            );
+        }
+        let error = EmbeddingModel::shaped(100_000_000, 100_000_000, 16, 1)
+            .expect_err("too large")
+            .to_string();
+        assert!(error.contains("(40 PB)"), "{error}");
+        // Exactly at the limit is allowed (checked without making it: 1 GiB).
+        check_generated_size(MAX_GENERATED_VALUES - 16, 1, 16).expect("at the limit");
     }
 
     #[test]
