@@ -2,8 +2,8 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use embedlens::core::positional::PositionScheme;
-use embedlens::core::tokenizer::VocabKind;
 use embedlens::core::torch_init::TorchGenerator;
+use embedlens::core::vocabulary::VocabKind;
 use embedlens::core::weights::EmbeddingModel;
 use std::hint::black_box;
 

@@ -313,7 +313,7 @@ fn draw(app: &App, terminal: &mut Terminal<TestBackend>) {
 
 /// One full 200 × 60 frame for vocabularies from 6 rows to 152,064: it should not grow.
 fn frame_by_vocabulary(c: &mut Criterion) {
-    use embedlens::core::tokenizer::VocabKind;
+    use embedlens::core::vocabulary::VocabKind;
     let qwen = ensure_file(&bench_dir(), &specs()[2]);
     let vocab = |vocab| Options {
         vocab,
@@ -354,7 +354,7 @@ fn frame_by_vocabulary(c: &mut Criterion) {
 
 /// A key typed into a sentence of 10 to 10,000 tokens: re-tokenise, look up, redraw.
 fn key_press_by_sentence_length(c: &mut Criterion) {
-    use embedlens::core::tokenizer::VocabKind;
+    use embedlens::core::vocabulary::VocabKind;
     let mut group = c.benchmark_group("key press + redraw");
     group
         .sample_size(20)

@@ -14,9 +14,10 @@ use crate::action::{Action, Detail, Scope, action_for_key};
 use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
 use crate::core::compare::{Comparison, compare_with_head, default_pair};
 use crate::core::metrics::typical_magnitude;
+use crate::core::model_source::ModelSource;
 use crate::core::positional::PositionScheme;
 use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
-use crate::core::tokenizer::{Token, VocabKind, first_repeat, ids_from_text};
+use crate::core::vocabulary::{Token, VocabKind, first_repeat, ids_from_text};
 use crate::core::weights::{
     DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
 };
@@ -194,9 +195,10 @@ impl Source {
     fn model(&mut self, seed: u64, gpt2_dims: usize) -> EmbeddingModel {
         match self {
             Self::Builtin(kind, made) => made
-                .get_or_insert_with(|| match kind {
-                    VocabKind::Gpt2 => EmbeddingModel::gpt2(seed, gpt2_dims),
-                    _ => EmbeddingModel::builtin(*kind, seed),
+                .get_or_insert_with(|| {
+                    ModelSource::Builtin(*kind)
+                        .build(seed, gpt2_dims)
+                        .expect("a built-in vocabulary always builds")
                 })
                 .clone(),
             Self::Loaded(model) => model.clone(),

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::core::model_file::{OpenOptions, open_model};
+use crate::core::model_file::OpenOptions;
+use crate::core::model_source::ModelSource;
 use crate::core::positional::PositionScheme;
-use crate::core::tokenizer::VocabKind;
+use crate::core::vocabulary::VocabKind;
 use crate::core::weights::{
     DEFAULT_CONTEXT_LENGTH, DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, as_width,
 };
@@ -183,7 +184,12 @@ impl ModelArgs {
             token_tensor: self.token_tensor.clone(),
             position_tensor: self.position_tensor.clone(),
         };
-        open_model(path, &options).map(Some)
+        ModelSource::File {
+            path: path.clone(),
+            options,
+        }
+        .build(0, 0)
+        .map(Some)
     }
 }
 
@@ -280,13 +286,15 @@ impl TableArgs {
         if let Some(model) = self.model.open()? {
             return Ok(model);
         }
-        let model = match (self.shape, self.vocab) {
-            (Some((rows, dims)), _) => {
-                EmbeddingModel::shaped(rows, dims, context_length, self.seed)?
-            }
-            (None, VocabKind::Gpt2) => EmbeddingModel::gpt2(self.seed, as_width(self.model.dim)),
-            (None, vocab) => EmbeddingModel::builtin(vocab, self.seed),
+        let source = match self.shape {
+            Some((rows, dims)) => ModelSource::Shaped {
+                rows,
+                dims,
+                context_length,
+            },
+            None => ModelSource::Builtin(self.vocab),
         };
+        let model = source.build(self.seed, as_width(self.model.dim))?;
         // A printout reads every row it prints, so it waits for generated tables.
         model.wait_until_ready();
         Ok(model)

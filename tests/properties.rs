@@ -6,9 +6,9 @@
 use embedlens::action::Action;
 use embedlens::app::{App, Options};
 use embedlens::core::positional::PositionScheme;
-use embedlens::core::text_tokenizer::TextTokenizer;
-use embedlens::core::tokenizer::{Token, VocabKind, Vocabulary};
+use embedlens::core::tokenizer::TextTokenizer;
 use embedlens::core::torch_init::TorchGenerator;
+use embedlens::core::vocabulary::{Token, VocabKind, Vocabulary};
 use embedlens::core::weights::EmbeddingModel;
 use embedlens::theme::Theme;
 use ndarray::{Array1, ArrayView1};

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use embedlens::core::tokenizer::{VocabKind, Vocabulary};
+use embedlens::core::vocabulary::{VocabKind, Vocabulary};
 use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, native_pty_system};
 use unicode_width::UnicodeWidthChar;
 

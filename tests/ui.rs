@@ -2,7 +2,7 @@
 
 use embedlens::app::{App, Options};
 use embedlens::core::positional::PositionScheme;
-use embedlens::core::tokenizer::VocabKind;
+use embedlens::core::vocabulary::VocabKind;
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
 use ratatui::Terminal;

@@ -11,7 +11,7 @@
 use embedlens::action::Action;
 use embedlens::app::{App, Options};
 use embedlens::core::positional::PositionScheme;
-use embedlens::core::tokenizer::VocabKind;
+use embedlens::core::vocabulary::VocabKind;
 use embedlens::theme::Theme;
 use libfuzzer_sys::fuzz_target;
 use ratatui::Terminal;

@@ -293,7 +293,7 @@ fn to_f32(value: f64) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::tokenizer::VocabKind;
+    use crate::core::vocabulary::VocabKind;
     use crate::core::weights::{DEFAULT_SEED, EmbeddingModel};
     use ndarray::arr2;
 

@@ -11,8 +11,8 @@ use ndarray::Array1;
 
 use super::attention::{Attention, AttentionWeights, Mask, self_attention};
 use super::positional::PositionScheme;
-use super::text_tokenizer::TextTokenizer;
-use super::tokenizer::VocabKind;
+use super::tokenizer::TextTokenizer;
+use super::vocabulary::VocabKind;
 use super::weights::{EmbeddingModel, TokenLookup};
 
 /// The article's pair, for the six-word seed vocabulary.

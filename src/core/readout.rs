@@ -178,7 +178,7 @@ fn join_and(mut items: Vec<String>) -> String {
 mod lookalike_tests {
     use super::*;
     use crate::core::positional::PositionScheme;
-    use crate::core::tokenizer::VocabKind;
+    use crate::core::vocabulary::VocabKind;
     use crate::core::weights::EmbeddingModel;
 
     #[test]
@@ -208,7 +208,7 @@ mod lookalike_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::tokenizer::VocabKind;
+    use crate::core::vocabulary::VocabKind;
     use crate::core::weights::{DEFAULT_SEED, EmbeddingModel};
 
     fn lookups(text: &str, scheme: PositionScheme) -> Vec<TokenLookup> {

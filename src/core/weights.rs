@@ -9,9 +9,9 @@ use ndarray::Array1;
 use super::block::{EmbeddingBlock, ModelFamily, non_finite_summary};
 use super::positional::{PositionScheme, PositionVector, position_vector};
 use super::table::Table;
-use super::text_tokenizer::TextTokenizer;
-use super::tokenizer::{Token, VocabKind, Vocabulary};
+use super::tokenizer::TextTokenizer;
 use super::torch_init::TorchGenerator;
+use super::vocabulary::{Token, VocabKind, Vocabulary};
 
 /// The seed PyTorch examples use, and ours unless `--seed` says otherwise.
 pub const DEFAULT_SEED: u64 = 123;

@@ -22,7 +22,7 @@ use crate::core::attention::{Attention, Mask};
 use crate::core::positional::{
     ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
 };
-use crate::core::tokenizer::copies_of;
+use crate::core::vocabulary::copies_of;
 use crate::theme::{CURRENT_MARKER, Theme};
 
 /// The widest a token's text may be in the row labels.

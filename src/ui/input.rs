@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::vector::display_width;
 use crate::app::{App, Focus};
-use crate::core::tokenizer::copies_of;
+use crate::core::vocabulary::copies_of;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();

@@ -15,7 +15,7 @@ use super::vector::{
 };
 use crate::app::App;
 use crate::core::positional::PositionVector;
-use crate::core::tokenizer::copies_of;
+use crate::core::vocabulary::copies_of;
 use crate::core::weights::TokenLookup;
 use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
 

@@ -12,7 +12,7 @@ use crate::app::{App, Focus};
 use crate::core::block::ModelFamily;
 use crate::core::positional::{PositionScheme, PositionVector};
 use crate::core::readout::{describe_copies, describe_lookalikes};
-use crate::core::tokenizer::UNKNOWN;
+use crate::core::vocabulary::UNKNOWN;
 use crate::core::weights::TokenLookup;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {

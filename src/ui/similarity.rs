@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::vector::{HEAT_LEGEND, display_width, fit, heat_glyph, pad, window, wrap_words};
 use crate::app::{App, MAX_VIEW_TOKENS};
-use crate::core::tokenizer::copies_of;
+use crate::core::vocabulary::copies_of;
 use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
 
 /// The widest a token's text may be in a row label or a nearest-rows list.

@@ -7,7 +7,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::vector::{fit, window};
 use crate::app::App;
-use crate::core::tokenizer::{Token, copies_of};
+use crate::core::vocabulary::{Token, copies_of};
 use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
 
 /// The longest a token's text may be in its chip.

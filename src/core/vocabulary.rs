@@ -1,4 +1,5 @@
-//! Text to tokens: word-level vocabularies that split on whitespace and punctuation.
+//! The token every tokenizer hands out, and the built-in word-level vocabularies that split text
+//! on whitespace and punctuation.
 //!
 //! Every token keeps the byte span it came from, so the screen can point at it in the input.
 

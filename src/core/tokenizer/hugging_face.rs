@@ -14,7 +14,7 @@ use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use super::display::{
     DisplayVocab, byte_level_bytes, ceil_boundary, floor_boundary, visible, visible_bytes,
 };
-use crate::core::tokenizer::Token;
+use crate::core::vocabulary::Token;
 
 /// The most ids a `tokenizer.json` may hand out: real vocabularies stop near a million, and
 /// every id up to the highest costs two cached strings, used or not (a 70-byte file naming id

@@ -20,7 +20,7 @@ pub use display::{NEWLINE_MARK, SPACE_MARK, TAB_MARK};
 pub use gpt2::{GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer};
 pub use hugging_face::HuggingFaceTokenizer;
 
-use super::tokenizer::{Token, Vocabulary};
+use super::vocabulary::{Token, Vocabulary};
 
 /// A tokenizer: text in, tokens with ids and spans out.
 #[derive(Clone, Debug)]

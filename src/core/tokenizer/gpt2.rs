@@ -8,7 +8,7 @@ use anyhow::{Result, anyhow};
 use tiktoken_rs::{CoreBPE, Rank};
 
 use super::display::{DisplayVocab, byte_level_bytes, ceil_boundary, visible, visible_bytes};
-use crate::core::tokenizer::{END_OF_TEXT, Token};
+use crate::core::vocabulary::{END_OF_TEXT, Token};
 
 /// How many ids GPT-2 hands out: 50,000 merges, 256 bytes and `<|endoftext|>`.
 pub const GPT2_VOCAB_SIZE: usize = 50_257;

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::display::byte_level_char;
 use super::*;
-use crate::core::tokenizer::VocabKind;
+use crate::core::vocabulary::VocabKind;
 
 fn gpt2() -> TextTokenizer {
     TextTokenizer::gpt2().expect("GPT-2's ranks are built in")

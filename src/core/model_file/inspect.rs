@@ -1,0 +1,156 @@
+//! Listing what a checkpoint holds: every tensor, and what opening it would find.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::OpenOptions;
+use super::build::read_tables;
+use super::checkpoint::Checkpoint;
+use super::detect::detect;
+use super::locate::file_name;
+
+/// Everything a checkpoint holds, from its headers alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inspection {
+    /// The file or folder inspected.
+    pub source: PathBuf,
+    /// The safetensors files read, in order.
+    pub files: Vec<PathBuf>,
+    /// Every tensor, sorted by name.
+    pub tensors: Vec<TensorSummary>,
+    /// What opening the checkpoint would find, and why.
+    pub detection: Vec<String>,
+    /// Anything odd noticed on the way.
+    pub warnings: Vec<String>,
+}
+
+/// One tensor as a safetensors header describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorSummary {
+    /// Its name, such as `transformer.wte.weight`.
+    pub name: String,
+    /// Its dtype as the file names it (`F32`, `BF16`, `I64`, ...).
+    pub dtype: String,
+    /// Its shape, outermost dimension first.
+    pub shape: Vec<usize>,
+    /// The file (shard) that holds it.
+    pub file: PathBuf,
+}
+
+/// Lists every tensor of a checkpoint (name, dtype, shape, file) and what opening it would find.
+///
+/// A checkpoint without a usable embedding table still lists; the detection says why not.
+///
+/// # Errors
+/// When a file is missing, truncated or corrupt, or `config.json` is malformed.
+pub fn inspect(path: &Path) -> Result<Inspection> {
+    let checkpoint = Checkpoint::read(path)?;
+    let mut detection = vec![checkpoint.note.clone()];
+    let mut warnings = checkpoint.warnings.clone();
+    match detect(&checkpoint, &OpenOptions::default())
+        .and_then(|detected| Ok((read_tables(&checkpoint, &detected)?, detected)))
+    {
+        Ok((tables, detected)) => {
+            detection.extend(detected.sentences());
+            detection.extend(tables.sentences);
+            warnings.extend(detected.warnings());
+        }
+        Err(error) => detection.push(format!("no embedding table read: {error:#}")),
+    }
+    if let Some(tokenizer) = checkpoint.tokenizer_json() {
+        detection.push(format!(
+            "tokenizer: {} (read when the model is opened)",
+            tokenizer.display()
+        ));
+    }
+    let tensors = checkpoint
+        .tensors
+        .values()
+        .map(|entry| TensorSummary {
+            name: entry.name.clone(),
+            dtype: entry.dtype.to_string(),
+            shape: entry.shape.clone(),
+            file: checkpoint.shards[entry.shard].path.clone(),
+        })
+        .collect();
+    Ok(Inspection {
+        source: path.to_owned(),
+        files: checkpoint.shards.iter().map(|s| s.path.clone()).collect(),
+        tensors,
+        detection,
+        warnings,
+    })
+}
+
+impl fmt::Display for Inspection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let files = match self.files.len() {
+            1 => "1 file".to_owned(),
+            n => format!("{n} files"),
+        };
+        writeln!(
+            f,
+            "{}: {} tensors in {files}",
+            self.source.display(),
+            self.tensors.len()
+        )?;
+        let rows: Vec<[String; 4]> = self
+            .tensors
+            .iter()
+            .map(|t| {
+                [
+                    t.name.clone(),
+                    t.dtype.clone(),
+                    shape_text(&t.shape),
+                    file_name(&t.file),
+                ]
+            })
+            .collect();
+        let header = ["name", "dtype", "shape", "file"].map(str::to_owned);
+        let mut widths = header.clone().map(|h| h.chars().count());
+        for row in &rows {
+            for (width, cell) in widths.iter_mut().zip(row) {
+                *width = (*width).max(cell.chars().count());
+            }
+        }
+        writeln!(f)?;
+        for row in std::iter::once(&header).chain(&rows) {
+            writeln!(
+                f,
+                "{:<w0$}  {:<w1$}  {:>w2$}  {}",
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2],
+            )?;
+        }
+        writeln!(f, "\ndetected:")?;
+        for sentence in &self.detection {
+            writeln!(f, "  {sentence}")?;
+        }
+        if !self.warnings.is_empty() {
+            writeln!(f, "\nwarnings:")?;
+            for warning in &self.warnings {
+                writeln!(f, "  {warning}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `50257×768`, `768`, or `scalar`.
+pub(super) fn shape_text(shape: &[usize]) -> String {
+    if shape.is_empty() {
+        return "scalar".to_owned();
+    }
+    shape
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("×")
+}

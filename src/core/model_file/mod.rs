@@ -1,0 +1,91 @@
+//! Opening a real checkpoint: safetensors files, memory-mapped, read by the names real models
+//! give their embedding tables.
+//!
+//! Only the header of each file is parsed at open; the tables are mapped in place and a row is
+//! read when it is looked at, so opening costs the same for a 500 kB toy and a 30 GB model.
+//!
+//! One file per concern: [`locate`] finds the files a path stands for, [`safetensors`] maps
+//! them and reads their headers, [`checkpoint`] holds every tensor with the config, [`detect`]
+//! decides which tensors are the embedding tables (as values, turned into sentences last),
+//! [`build`] reads those tables and the tokenizer, and [`inspect`] lists what a file holds.
+//! A second file format joins in [`open_model`] and [`inspect()`]: it yields its own tables and
+//! the same [`Provenance`].
+
+mod build;
+mod checkpoint;
+mod detect;
+mod inspect;
+mod locate;
+mod safetensors;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::weights::{EmbeddingModel, Provenance};
+use build::{load_tokenizer, read_tables};
+use checkpoint::Checkpoint;
+use detect::detect;
+use locate::label_of;
+
+pub use detect::PositionSource;
+pub use inspect::{Inspection, TensorSummary, inspect};
+
+/// BERT's `LayerNorm` eps when `config.json` does not give `layer_norm_eps`.
+pub const DEFAULT_LAYER_NORM_EPS: f32 = 1e-12;
+
+/// Choices that override what the folder would give.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// A `tokenizer.json` to use instead of the folder's own.
+    pub tokenizer: Option<PathBuf>,
+    /// The token table's tensor name, instead of the detected one.
+    pub token_tensor: Option<String>,
+    /// The learned position table's tensor name, instead of the detected one.
+    pub position_tensor: Option<String>,
+}
+
+/// Opens a checkpoint: a folder (`model.safetensors` or shards named by
+/// `model.safetensors.index.json`, with `tokenizer.json` and `config.json` when present), a
+/// single `.safetensors` file, or a `*.safetensors.index.json`.
+///
+/// The files are memory-mapped and only their headers are parsed, so opening does not depend
+/// on their size. The embedding tables are found by the names GPT-2, BERT and Llama-style
+/// checkpoints use; [`EmbeddingModel::detection`] says what was found and why.
+///
+/// # Errors
+/// When a file is missing, truncated or corrupt, a table is not a two-dimensional f32, f16 or
+/// bf16 tensor, the tables disagree in width, the tokenizer's ids outrun the table, or
+/// `config.json` is malformed. Every message names the file.
+pub fn open_model(path: &Path, options: &OpenOptions) -> Result<EmbeddingModel> {
+    let checkpoint = Checkpoint::read(path)?;
+    let detected = detect(&checkpoint, options)?;
+    let tables = read_tables(&checkpoint, &detected)?;
+    let tokenizer = load_tokenizer(&checkpoint, options, &tables.token, &detected.token)?;
+
+    let mut detection = vec![checkpoint.note.clone()];
+    detection.extend(detected.sentences());
+    detection.extend(tables.sentences);
+    detection.push(tokenizer.sentence);
+    let mut warnings = checkpoint.warnings.clone();
+    warnings.extend(detected.warnings());
+    warnings.extend(tokenizer.warning);
+
+    let provenance = Provenance {
+        family: detected.family,
+        block: tables.block,
+        detection,
+        warnings,
+        source: Some(path.to_owned()),
+        position_offset: detected.position_offset,
+    };
+    Ok(EmbeddingModel::new(
+        label_of(path),
+        tokenizer.tokenizer,
+        tables.token,
+        tables.position,
+    )
+    .with_provenance(provenance))
+}

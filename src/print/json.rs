@@ -1,0 +1,163 @@
+//! The JSON format: one report struct per subcommand, floats written shortest.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::table_rows;
+use crate::core::compare::Comparison;
+use crate::core::positional::PositionScheme;
+use crate::core::tokenizer::TextTokenizer;
+use crate::core::weights::{EmbeddingModel, TokenLookup};
+
+/// The vectors as `lookup --format json` writes them.
+#[derive(Serialize)]
+struct LookupReport<'a> {
+    vocab: Option<&'a str>,
+    shape: [usize; 2],
+    positions: &'static str,
+    tokens: Vec<TokenReport<'a>>,
+}
+
+/// A token's lookup, as both reports write it; `f32` fields so `serde_json` writes them
+/// shortest.
+#[derive(Serialize)]
+struct TokenVectors<'a> {
+    position: usize,
+    text: &'a str,
+    id: Option<usize>,
+    token_vector: Option<Vec<f32>>,
+    position_vector: Option<Vec<f32>>,
+    input_vector: Option<Vec<f32>>,
+}
+
+impl<'a> TokenVectors<'a> {
+    fn of(lookup: &'a TokenLookup) -> Self {
+        Self {
+            position: lookup.token.position,
+            text: &lookup.token.text,
+            id: lookup.token.id,
+            token_vector: lookup.token_vector.as_ref().map(|v| v.to_vec()),
+            position_vector: lookup.position.vector().map(|v| v.to_vec()),
+            input_vector: lookup.input_vector.as_ref().map(|v| v.to_vec()),
+        }
+    }
+}
+
+/// One token of [`LookupReport`]: its lookup, then what the model itself would output.
+#[derive(Serialize)]
+struct TokenReport<'a> {
+    #[serde(flatten)]
+    lookup: TokenVectors<'a>,
+    /// What the model's own embedding block outputs (GPT-2: wte + wpe; BERT: the sum with
+    /// token type 0, then `LayerNorm`), beside the article's plain sum in `input_vector`.
+    model_embedding: Option<Vec<f32>>,
+    /// Whether the tokenizer added this token (such as `[CLS]`).
+    special: bool,
+    warning: Option<String>,
+}
+
+/// The weights as `matrix --format json` writes them.
+#[derive(Serialize)]
+struct MatrixReport {
+    shape: [usize; 2],
+    tokens: Option<Vec<String>>,
+    rows: Vec<Vec<f32>>,
+}
+
+/// `compare --format json`: both sentences' tokens and the verdicts.
+#[derive(Serialize)]
+struct CompareReport<'a> {
+    positions: &'static str,
+    mask: &'static str,
+    sentences: Vec<SentenceReport<'a>>,
+    same_token_vectors: bool,
+    same_mean_vector: bool,
+    links: &'a [(usize, usize)],
+    id_differences: &'a [String],
+}
+
+#[derive(Serialize)]
+struct SentenceReport<'a> {
+    text: &'a str,
+    tokens: Vec<ComparedToken<'a>>,
+}
+
+/// One token of a sentence in [`CompareReport`]: its lookup, then the head's output.
+#[derive(Serialize)]
+struct ComparedToken<'a> {
+    #[serde(flatten)]
+    lookup: TokenVectors<'a>,
+    attention_output: Option<Vec<f32>>,
+}
+
+pub(super) fn lookup_json(
+    model: &EmbeddingModel,
+    lookups: &[TokenLookup],
+    scheme: PositionScheme,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let report = LookupReport {
+        vocab: model.tokenizer().map(TextTokenizer::name),
+        shape: [model.rows(), model.dims()],
+        positions: scheme.name(),
+        tokens: lookups
+            .iter()
+            .map(|lookup| TokenReport {
+                lookup: TokenVectors::of(lookup),
+                model_embedding: lookup.model_embedding.as_ref().map(|v| v.to_vec()),
+                special: lookup.token.special,
+                warning: lookup
+                    .position
+                    .warning()
+                    .or_else(|| lookup.token.id.and_then(|id| model.non_finite_warning(id))),
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}
+
+pub(super) fn matrix_json(model: &EmbeddingModel, out: &mut impl Write) -> io::Result<()> {
+    let report = MatrixReport {
+        shape: [model.rows(), model.dims()],
+        tokens: model.tokenizer().map(|tokenizer| {
+            (0..model.rows())
+                .map(|id| tokenizer.token_text(id).unwrap_or_default())
+                .collect()
+        }),
+        rows: table_rows(model).map(|row| row.to_vec()).collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}
+
+pub(super) fn compare_json(comparison: &Comparison, out: &mut impl Write) -> io::Result<()> {
+    let sentences = comparison
+        .sentences
+        .iter()
+        .map(|sentence| SentenceReport {
+            text: &sentence.text,
+            tokens: sentence
+                .lookups
+                .iter()
+                .enumerate()
+                .map(|(index, lookup)| ComparedToken {
+                    lookup: TokenVectors::of(lookup),
+                    attention_output: sentence.attention.outputs.get(index).map(|v| v.to_vec()),
+                })
+                .collect(),
+        })
+        .collect();
+    let report = CompareReport {
+        positions: comparison.scheme.name(),
+        mask: comparison.mask.name(),
+        sentences,
+        same_token_vectors: comparison.same_token_vectors,
+        same_mean_vector: comparison.same_mean_vector,
+        links: &comparison.links,
+        id_differences: &comparison.id_differences,
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}
