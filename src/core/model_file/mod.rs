@@ -30,7 +30,7 @@ use checkpoint::Checkpoint;
 use detect::detect;
 use locate::label_of;
 
-pub use detect::PositionSource;
+pub use detect::{LearnedOrigin, NoPositions, PositionSource};
 pub use inspect::{Inspection, TensorSummary, inspect};
 
 /// BERT's `LayerNorm` eps when `config.json` does not give `layer_norm_eps`.

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::build::check_tokenizer_fits;
+use super::checkpoint::Checkpoint;
+use super::detect::detect;
 use super::locate::file_name;
 use super::safetensors::{LENGTH_BYTES, read_header};
 use super::*;
@@ -796,4 +798,50 @@ fn header_parsing_reads_only_the_header() {
     assert_eq!(infos[0].1.shape, [1, 2]);
     bytes.truncate(3);
     assert!(read_header(Path::new("x.safetensors"), &bytes).is_err());
+}
+
+#[test]
+fn detection_decides_where_positions_come_from_as_a_value() {
+    let source = |specs: &[Spec], config: Option<&str>| {
+        let dir = TempDir::new("position-source");
+        write(&dir.join("model.safetensors"), specs);
+        if let Some(config) = config {
+            std::fs::write(dir.join("config.json"), config).unwrap();
+        }
+        let checkpoint = Checkpoint::read(&dir.0).unwrap();
+        detect(&checkpoint, &OpenOptions::default())
+            .unwrap()
+            .position_source
+    };
+    assert!(matches!(
+        source(&gpt2_specs("wte.weight", "wpe.weight"), None),
+        PositionSource::Learned {
+            origin: LearnedOrigin::Gpt2,
+            ..
+        }
+    ));
+    assert_eq!(
+        source(&[counting("wte.weight", 4, 2, 0.0)], None),
+        PositionSource::None(NoPositions::Missing {
+            expected: "wpe.weight".to_owned()
+        })
+    );
+    assert_eq!(
+        source(
+            &[counting("model.embed_tokens.weight", 4, 2, 0.0)],
+            Some(r#"{"model_type": "llama", "rope_theta": 500000.0}"#)
+        ),
+        PositionSource::Rotary {
+            rope_theta: Some("500000.0".to_owned())
+        }
+    );
+    assert_eq!(
+        source(
+            &[counting("model.embed_tokens.weight", 4, 2, 0.0)],
+            Some(r#"{"model_type": "t5"}"#)
+        ),
+        PositionSource::None(NoPositions::InsideLayers {
+            model_type: "t5".to_owned()
+        })
+    );
 }
