@@ -2,6 +2,8 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::view_state::Detail;
+
 /// Everything the explorer can be asked to do; only `App::update` carries it out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -81,21 +83,6 @@ pub enum Action {
     Edit(KeyEvent),
     /// Text pasted into the input.
     Paste(String),
-}
-
-/// What the pane beside the matrix shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Detail {
-    /// Each token's lookup: token + position = input vector.
-    Lookups,
-    /// One head of self-attention over the input vectors.
-    Attention,
-    /// Cosine similarities between the sentence's vectors, and the nearest rows.
-    Similarity,
-    /// The lookup as a matrix product: one-hot(id) × W.
-    OneHot,
-    /// The position table as a heat map: positions × dimensions.
-    PositionTable,
 }
 
 /// Where a binding applies.

@@ -13,3 +13,4 @@ pub mod print;
 pub mod terminal_rescue;
 pub mod theme;
 pub mod ui;
+pub mod view_state;

@@ -19,9 +19,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 
-use crate::action::Detail;
 use crate::app::App;
 use crate::theme::Theme;
+use crate::view_state::Detail;
 
 /// The smallest terminal the explorer draws its panes in.
 pub const MIN_WIDTH: u16 = 50;

@@ -21,7 +21,7 @@ const SUMMARY_LINES: usize = 9;
 pub(super) fn natural_height(app: &App, _width: u16) -> usize {
     let tokens = app
         .compare()
-        .and_then(|compare| compare.result().ok())
+        .and_then(|_| app.comparison().ok())
         .map_or(3, |comparison| {
             comparison
                 .sentences
@@ -35,9 +35,9 @@ pub(super) fn natural_height(app: &App, _width: u16) -> usize {
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
-    let Some(compare) = app.compare() else {
+    if app.compare().is_none() {
         return;
-    };
+    }
     let mask = match app.mask() {
         crate::core::attention::Mask::None => "unmasked attention",
         crate::core::attention::Mask::Causal => "causal attention",
@@ -46,7 +46,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);
     block.render(area, buf);
-    let comparison = match compare.result() {
+    let comparison = match app.comparison() {
         Ok(comparison) => comparison,
         Err(message) => {
             let message = if message.is_empty() {

@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 
 use crate::theme::Theme;
+pub use crate::view_state::{WideStyle, WideView};
 
 /// Columns one value takes: a space and `-2.8400`.
 pub const VALUE_WIDTH: usize = 8;
@@ -45,28 +46,6 @@ pub fn vector_lines(
 
 /// Vectors with more dimensions than this are wide: a strip, or a sideways window of values.
 pub const WIDE_DIMS: usize = 16;
-
-/// How a wide vector is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WideView {
-    /// One cell per dimension (or per group of dimensions): shade for size, glyph and colour
-    /// for sign, so equal rows look equal at a glance.
-    Strip,
-    /// The exact values of a window of dimensions, scrolled sideways.
-    Values,
-}
-
-/// What the panes need to draw a wide vector: the view and the window's first dimension.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WideStyle {
-    /// Strip or values.
-    pub view: WideView,
-    /// The first dimension the values window shows.
-    pub first_dim: usize,
-    /// The table's typical magnitude: strip shades and colours are relative to it, so a
-    /// trained model's small numbers show as plainly as the generated tables' large ones.
-    pub scale: f32,
-}
 
 /// Whether vectors of this width are drawn as wide vectors.
 #[must_use]

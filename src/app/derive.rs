@@ -1,0 +1,353 @@
+//! The derive step: everything computed from the explorer's inputs, recomputed after each
+//! `update` exactly where an input it depends on has changed.
+//!
+//! Each derived thing remembers the key it was computed for (revisions of the text and the
+//! model, the switches it reads); when the key is unchanged it is not touched. Nothing outside
+//! this file computes lookups, comparisons or pane data, and no mutator asks for a refresh.
+
+use std::sync::Arc;
+
+use ndarray::{Array1, Array2};
+
+use super::navigation::Navigation;
+use super::settings::Settings;
+use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
+use crate::core::compare::{Comparison, compare_with_head};
+use crate::core::metrics::typical_magnitude;
+use crate::core::positional::PositionScheme;
+use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
+use crate::core::vocabulary::{Token, ids_from_text};
+use crate::core::weights::{EmbeddingModel, TokenLookup};
+use crate::view_state::Detail;
+
+/// The most tokens the attention and similarity panes take, so they stay quick and readable.
+pub const MAX_VIEW_TOKENS: usize = 48;
+/// How many nearest rows the similarity pane lists.
+pub const NEAREST_ROWS: usize = 5;
+
+/// Rows of the matrix with their cosine similarity to a vector, nearest first.
+pub type Neighbours = Vec<(usize, f64)>;
+
+/// What the lesson panes show; only the open pane's data is kept.
+#[derive(Default)]
+pub struct Views {
+    /// One head of self-attention over the sentence's first tokens.
+    pub attention: Option<Attention>,
+    /// Cosine similarities between the sentence's input vectors.
+    pub cosine: Option<Array2<f64>>,
+    /// The current token's nearest rows by cosine: its token vector, then its input vector.
+    pub nearest: Option<(Neighbours, Neighbours)>,
+    /// The current row computed as one-hot(id) × W.
+    pub one_hot: Option<Array1<f32>>,
+}
+
+/// How many times each derived thing has been computed since the explorer started: what the
+/// tests count to show that a key press recomputes only what it must.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recomputations {
+    /// The table's typical magnitude.
+    pub scale: usize,
+    /// The sentence's tokens.
+    pub tokens: usize,
+    /// Each token's lookup.
+    pub lookups: usize,
+    /// The seeded attention head.
+    pub head: usize,
+    /// Compare mode's comparison.
+    pub comparison: usize,
+    /// The attention pane's head over the sentence.
+    pub attention: usize,
+    /// The similarity pane's cosine matrix.
+    pub cosine: usize,
+    /// The similarity pane's nearest rows.
+    pub nearest: usize,
+    /// The one-hot pane's product.
+    pub one_hot: usize,
+}
+
+/// The inputs the derive step reads, borrowed from the app's parts.
+pub struct Inputs<'a> {
+    /// The model in use.
+    pub model: &'a Arc<EmbeddingModel>,
+    /// Changes when the model in use changes.
+    pub model_revision: u64,
+    /// The sentence.
+    pub text: &'a str,
+    /// Changes when the sentence changes.
+    pub text_revision: u64,
+    /// The explorer's switches.
+    pub settings: &'a Settings,
+    /// Compare mode's second sentence and its revision, while compare mode is on.
+    pub other: Option<(&'a str, u64)>,
+    /// The seed of the attention head.
+    pub seed: u64,
+}
+
+/// The key something was last computed for, and a revision that moves each time it is.
+struct Stamp<K> {
+    key: Option<K>,
+    revision: u64,
+}
+
+impl<K: PartialEq> Stamp<K> {
+    /// Records `key`; whether it differs from the last one (so the thing must be recomputed).
+    fn renew(&mut self, key: K) -> bool {
+        if self.key.as_ref() == Some(&key) {
+            return false;
+        }
+        self.key = Some(key);
+        self.revision += 1;
+        true
+    }
+
+    fn clear(&mut self) {
+        self.key = None;
+    }
+}
+
+impl<K> Default for Stamp<K> {
+    fn default() -> Self {
+        Self {
+            key: None,
+            revision: 0,
+        }
+    }
+}
+
+/// Everything derived from the inputs, with the keys it was computed for.
+#[derive(Default)]
+pub struct Derived {
+    scale_stamp: Stamp<(u64, bool)>,
+    value_scale: f32,
+    tokens_stamp: Stamp<(u64, u64, bool, bool)>,
+    tokens: Vec<Token>,
+    used_rows: Vec<usize>,
+    lookups_stamp: Stamp<(u64, PositionScheme, bool)>,
+    lookups: Vec<TokenLookup>,
+    lookups_pending: bool,
+    head: Option<Arc<AttentionWeights>>,
+    comparison_stamp: Stamp<(u64, u64, Mask)>,
+    comparison: Option<Result<Comparison, String>>,
+    attention_stamp: Stamp<(u64, Mask)>,
+    cosine_stamp: Stamp<u64>,
+    nearest_stamp: Stamp<(u64, usize)>,
+    one_hot_stamp: Stamp<(u64, bool, Option<usize>)>,
+    views: Views,
+    counts: Recomputations,
+}
+
+impl Derived {
+    /// Recomputes what depends on an input that changed since the last call, and nothing else.
+    ///
+    /// When the tokens change, the navigation follows them (the current token is clamped to
+    /// the new sentence, or moved where a lesson step asked for).
+    pub fn derive(&mut self, inputs: &Inputs, nav: &mut Navigation) {
+        let model = inputs.model;
+        let ready = model.is_ready();
+        if self.scale_stamp.renew((inputs.model_revision, ready)) {
+            self.value_scale = typical_magnitude(model.token_table()).unwrap_or(1.0);
+            self.counts.scale += 1;
+        }
+        self.derive_tokens(inputs, nav);
+        let scheme = inputs.settings.active_scheme();
+        if self
+            .lookups_stamp
+            .renew((self.tokens_stamp.revision, scheme, ready))
+        {
+            self.lookups = model.embed(&self.tokens, scheme);
+            self.lookups_pending = !ready;
+            self.counts.lookups += 1;
+        }
+        self.derive_comparison(inputs);
+        self.derive_views(inputs, nav.step());
+    }
+
+    fn derive_tokens(&mut self, inputs: &Inputs, nav: &mut Navigation) {
+        let model = inputs.model;
+        let settings = inputs.settings;
+        let key = (
+            inputs.text_revision,
+            inputs.model_revision,
+            settings.special_tokens,
+            settings.ids,
+        );
+        let renewed = self.tokens_stamp.renew(key);
+        if renewed {
+            self.tokens = match model.tokenizer().filter(|_| !settings.ids) {
+                Some(_) => model
+                    .tokenize_with(inputs.text, settings.special_tokens)
+                    .unwrap_or_default(),
+                None => ids_from_text(inputs.text, model.rows()),
+            };
+            self.used_rows = self.tokens.iter().filter_map(|token| token.id).collect();
+            self.used_rows.sort_unstable();
+            self.used_rows.dedup();
+            self.counts.tokens += 1;
+        }
+        if renewed || nav.jump_pending() {
+            nav.follow_tokens(&self.tokens, model.rows());
+        }
+    }
+
+    /// The attention head for the model's width, drawn once per width from the seed.
+    fn head(&mut self, dims: usize, seed: u64) -> Arc<AttentionWeights> {
+        match &self.head {
+            Some(head) if head.input_dims() == dims => Arc::clone(head),
+            _ => {
+                self.counts.head += 1;
+                Arc::clone(
+                    self.head
+                        .insert(Arc::new(AttentionWeights::seeded(dims, seed))),
+                )
+            }
+        }
+    }
+
+    fn derive_comparison(&mut self, inputs: &Inputs) {
+        let model = inputs.model;
+        let Some((other, other_revision)) = inputs.other.filter(|_| model.is_ready()) else {
+            // Off, or the tables are not made yet: no comparison, and none left from before.
+            self.comparison = None;
+            self.comparison_stamp.clear();
+            return;
+        };
+        let mask = inputs.settings.mask;
+        let key = (self.lookups_stamp.revision, other_revision, mask);
+        if self.comparison_stamp.renew(key) {
+            let head = self.head(model.dims(), inputs.seed);
+            let scheme = inputs.settings.active_scheme();
+            self.comparison = Some(
+                compare_with_head(model, inputs.text, other, scheme, mask, &head)
+                    .map_err(|error| format!("{error:#}")),
+            );
+            self.counts.comparison += 1;
+        }
+    }
+
+    fn derive_views(&mut self, inputs: &Inputs, step: usize) {
+        let detail = inputs.settings.detail;
+        let lookups_revision = self.lookups_stamp.revision;
+        if detail != Detail::Attention {
+            self.views.attention = None;
+            self.attention_stamp.clear();
+        }
+        if detail != Detail::Similarity {
+            (self.views.cosine, self.views.nearest) = (None, None);
+            self.cosine_stamp.clear();
+            self.nearest_stamp.clear();
+        }
+        if detail != Detail::OneHot {
+            self.views.one_hot = None;
+            self.one_hot_stamp.clear();
+        }
+        match detail {
+            Detail::Attention => {
+                let mask = inputs.settings.mask;
+                if self.attention_stamp.renew((lookups_revision, mask)) {
+                    let (vectors, positions) = self.view_inputs();
+                    self.views.attention = if vectors.is_empty() {
+                        None
+                    } else {
+                        let head = self.head(inputs.model.dims(), inputs.seed);
+                        let scheme = inputs.settings.active_scheme();
+                        Some(self_attention(&vectors, &positions, &head, mask, scheme))
+                    };
+                    self.counts.attention += 1;
+                }
+            }
+            Detail::Similarity => {
+                if self.cosine_stamp.renew(lookups_revision) {
+                    let (vectors, _) = self.view_inputs();
+                    self.views.cosine = (!vectors.is_empty()).then(|| cosine_matrix(&vectors));
+                    self.counts.cosine += 1;
+                }
+                if self.nearest_stamp.renew((lookups_revision, step)) {
+                    let table = inputs.model.token_table();
+                    self.views.nearest = self.lookups.get(step).and_then(|lookup| {
+                        let (token, input) =
+                            (lookup.token_vector.as_ref()?, lookup.input_vector.as_ref()?);
+                        Some((
+                            nearest_rows(table, token.view(), NEAREST_ROWS),
+                            nearest_rows(table, input.view(), NEAREST_ROWS),
+                        ))
+                    });
+                    self.counts.nearest += 1;
+                }
+            }
+            Detail::OneHot => {
+                let id = self.tokens.get(step).and_then(|token| token.id);
+                let model = inputs.model;
+                if self
+                    .one_hot_stamp
+                    .renew((inputs.model_revision, model.is_ready(), id))
+                {
+                    self.views.one_hot = id.and_then(|id| one_hot_product(model.token_table(), id));
+                    self.counts.one_hot += 1;
+                }
+            }
+            Detail::Lookups | Detail::PositionTable => {}
+        }
+    }
+
+    /// The input vectors the attention and similarity panes take, with their positions.
+    fn view_inputs(&self) -> (Vec<Array1<f32>>, Vec<usize>) {
+        self.lookups
+            .iter()
+            .filter_map(|l| l.input_vector.clone().map(|v| (v, l.token.position)))
+            .take(MAX_VIEW_TOKENS)
+            .unzip()
+    }
+
+    /// The sentence's tokens.
+    #[must_use]
+    pub fn tokens(&self) -> &[Token] {
+        &self.tokens
+    }
+
+    /// Whether some token of the sentence looks up row `id` (a binary search, not a scan).
+    #[must_use]
+    pub fn uses_row(&self, id: usize) -> bool {
+        self.used_rows.binary_search(&id).is_ok()
+    }
+
+    /// Each token's lookup under the active scheme.
+    #[must_use]
+    pub fn lookups(&self) -> &[TokenLookup] {
+        &self.lookups
+    }
+
+    /// Whether the lookups wait for a table that is still being generated.
+    #[must_use]
+    pub fn lookups_pending(&self) -> bool {
+        self.lookups_pending
+    }
+
+    /// The table's typical magnitude.
+    #[must_use]
+    pub fn value_scale(&self) -> f32 {
+        self.value_scale
+    }
+
+    /// Compare mode's comparison: `Err("")` before there is one.
+    ///
+    /// # Errors
+    /// Why there is none, such as a word without a row.
+    pub fn comparison(&self) -> Result<&Comparison, &str> {
+        match &self.comparison {
+            Some(result) => result.as_ref().map_err(String::as_str),
+            None => Err(""),
+        }
+    }
+
+    /// What the lesson panes show.
+    #[must_use]
+    pub fn views(&self) -> &Views {
+        &self.views
+    }
+
+    /// How many times each derived thing has been computed.
+    #[must_use]
+    pub fn counts(&self) -> Recomputations {
+        self.counts
+    }
+}

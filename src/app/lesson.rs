@@ -1,0 +1,147 @@
+//! The lesson mode: where the learner is in the guided lesson, and how each step arranges
+//! the explorer.
+
+use super::navigation::{Focus, Jump};
+use super::{App, DEFAULT_SENTENCE};
+use crate::core::attention::Mask;
+use crate::core::compare::default_pair;
+use crate::core::positional::PositionScheme;
+use crate::core::vocabulary::{Token, first_repeat};
+use crate::lesson::{Progress, STEPS, Setup};
+use crate::view_state::Detail;
+
+/// The running lesson, and the one left part-way (which `L` resumes).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LessonState {
+    /// The lesson, while it runs.
+    pub current: Option<Progress>,
+    paused: Option<Progress>,
+}
+
+impl App {
+    /// Starts the lesson (where it was left, if it was), or leaves it.
+    pub(super) fn toggle_lesson(&mut self) {
+        if let Some(progress) = self.lesson.current.take() {
+            self.lesson.paused = Some(progress);
+            self.status = Some(format!(
+                "left the lesson at step {} of {}; L resumes it",
+                progress.step + 1,
+                STEPS.len()
+            ));
+            return;
+        }
+        let progress = self.lesson.paused.take().unwrap_or(Progress {
+            step: 0,
+            answered: None,
+        });
+        self.lesson.current = Some(progress);
+        self.settings.help_open = false;
+        self.arrange(progress.content().setup);
+    }
+
+    /// Answers the current question, once.
+    pub(super) fn answer(&mut self, choice: usize) {
+        if let Some(progress) = self.lesson.current.as_mut()
+            && !progress.revealed()
+        {
+            progress.answered = Some(choice);
+        }
+    }
+
+    /// The next step, once the current one is answered; after the last, the lesson ends.
+    pub(super) fn lesson_next(&mut self) {
+        let Some(progress) = self.lesson.current else {
+            return;
+        };
+        if !progress.revealed() {
+            self.status = Some("make your guess first: 1 or 2".to_owned());
+            return;
+        }
+        if progress.is_last() {
+            self.lesson = LessonState::default();
+            self.status = Some("lesson finished; L starts it again".to_owned());
+            return;
+        }
+        let step = progress.step + 1;
+        self.lesson.current = Some(Progress {
+            step,
+            answered: None,
+        });
+        self.arrange(STEPS[step].setup);
+    }
+
+    /// The previous step, already answered.
+    pub(super) fn lesson_back(&mut self) {
+        if let Some(progress) = self.lesson.current
+            && progress.step > 0
+        {
+            let step = progress.step - 1;
+            let answered = Some(STEPS[step].answer);
+            self.lesson.current = Some(Progress { step, answered });
+            self.arrange(STEPS[step].setup);
+        }
+    }
+
+    /// Arranges the explorer for a lesson step.
+    fn arrange(&mut self, setup: Setup) {
+        self.nav.focus = Focus::Explorer;
+        self.prompts.cancel();
+        let (compare, detail, overlay, scheme) = match setup {
+            Setup::RowLookup => (false, Detail::OneHot, false, PositionScheme::Learned),
+            Setup::RepeatedWord | Setup::NoPositionInput => {
+                (false, Detail::Lookups, false, PositionScheme::Learned)
+            }
+            Setup::WordOrder => (true, Detail::Lookups, false, PositionScheme::Learned),
+            Setup::PositionsAdded => (true, Detail::Lookups, true, PositionScheme::Learned),
+            Setup::InsideAttention => (false, Detail::Attention, true, PositionScheme::Rope),
+            Setup::Summary => (false, Detail::Lookups, true, PositionScheme::Learned),
+        };
+        let model = self.sources.model();
+        let scheme = if scheme == PositionScheme::Learned && model.position_table().is_none() {
+            PositionScheme::Sinusoidal
+        } else {
+            scheme
+        };
+        let settings = &mut self.settings;
+        (
+            settings.detail,
+            settings.overlay,
+            settings.scheme,
+            settings.mask,
+        ) = (detail, overlay, scheme, Mask::None);
+        if matches!(setup, Setup::RepeatedWord) {
+            self.ensure_repeated_word();
+        }
+        match (compare, self.compare.is_some()) {
+            (true, false) => {
+                let (first, _) = default_pair(self.sources.model());
+                self.editor.set_text(first);
+                self.toggle_compare();
+            }
+            (false, true) => self.compare = None,
+            _ => {}
+        }
+        let jump = match setup {
+            Setup::RepeatedWord | Setup::NoPositionInput | Setup::PositionsAdded => {
+                Jump::FirstRepeat
+            }
+            _ => Jump::First,
+        };
+        self.nav.jump_after_tokenizing(jump);
+    }
+
+    /// Keeps the learner's sentence if a word repeats in it; else one where a word does.
+    fn ensure_repeated_word(&mut self) {
+        let repeats = |tokens: &[Token]| first_repeat(tokens).is_some();
+        if repeats(self.derived.tokens()) {
+            return;
+        }
+        for sentence in [DEFAULT_SENTENCE, "the dog bites the dog"] {
+            let tokens = self.sources.model().tokenize(sentence).unwrap_or_default();
+            if repeats(&tokens) {
+                self.editor.set_text(sentence);
+                return;
+            }
+        }
+    }
+}

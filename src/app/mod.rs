@@ -1,0 +1,466 @@
+//! The explorer's state in owned parts, its single `update`, and the derive step after it.
+//!
+//! `update` changes inputs only: the sentence ([`editor`]), the models ([`sources`]), where
+//! the learner is ([`navigation`]), the switches ([`settings`]) and the modes ([`prompt`],
+//! [`compare`], [`lesson`]). Then [`derive`] recomputes exactly what depends on what changed.
+
+pub mod compare;
+pub mod derive;
+pub mod editor;
+mod events;
+pub mod lesson;
+pub mod navigation;
+pub mod prompt;
+pub mod settings;
+pub mod sources;
+#[cfg(test)]
+mod tests;
+
+use ratatui::crossterm::event::KeyEvent;
+use ratatui_textarea::TextArea;
+
+use crate::action::Action;
+use crate::core::attention::Mask;
+use crate::core::compare::Comparison;
+use crate::core::positional::PositionScheme;
+use crate::core::vocabulary::{Token, VocabKind};
+use crate::core::weights::{
+    DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
+};
+use crate::lesson::Progress;
+use crate::theme::Theme;
+use crate::view_state::{Detail, WideStyle, WideView};
+
+pub use compare::CompareMode;
+pub use derive::{MAX_VIEW_TOKENS, NEAREST_ROWS, Neighbours, Recomputations, Views};
+pub use navigation::{Focus, PAGE_ROWS};
+pub use prompt::{Prompt, PromptKind};
+pub use settings::DIMS_STEP;
+
+use derive::{Derived, Inputs};
+use editor::Editor;
+use lesson::LessonState;
+use navigation::Navigation;
+use prompt::Prompts;
+use settings::Settings;
+use sources::Sources;
+
+/// The sentence the explorer opens with: one word appears twice.
+pub const DEFAULT_SENTENCE: &str = "fox bites the fox";
+
+/// The default sentence as ids, for tables read by id: fox bites the fox in the seed vocabulary.
+pub const DEFAULT_IDS: &str = "2 4 0 2";
+
+/// What the explorer starts with.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The sentence in the input.
+    pub sentence: String,
+    /// The vocabulary and its tables.
+    pub vocab: VocabKind,
+    /// `None` starts with the overlay off; another scheme starts with it on.
+    pub positions: PositionScheme,
+    /// The generator's seed.
+    pub seed: u64,
+    /// Colours, or none.
+    pub theme: Theme,
+    /// A model opened from files, explored first; `v` also reaches the built-in vocabularies.
+    pub model: Option<EmbeddingModel>,
+    /// The width of the built-in gpt2 tables.
+    pub gpt2_dims: usize,
+    /// Whether a model's tokenizer adds its special tokens (such as `[CLS]`).
+    pub special_tokens: bool,
+    /// Read the input as token ids (`3 1 4`) even when there is a tokenizer.
+    pub ids: bool,
+    /// Start in the guided lesson.
+    pub lesson: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            sentence: DEFAULT_SENTENCE.to_owned(),
+            vocab: VocabKind::Seed,
+            positions: PositionScheme::None,
+            seed: DEFAULT_SEED,
+            theme: Theme::new(true),
+            model: None,
+            gpt2_dims: as_width(DEFAULT_GPT2_DIMS),
+            special_tokens: true,
+            ids: false,
+            lesson: false,
+        }
+    }
+}
+
+/// The explorer's whole state. Only [`App::update`] changes it; the view reads it.
+pub struct App {
+    editor: Editor,
+    sources: Sources,
+    nav: Navigation,
+    settings: Settings,
+    prompts: Prompts,
+    compare: Option<CompareMode>,
+    lesson: LessonState,
+    derived: Derived,
+    running: bool,
+    status: Option<String>,
+    theme: Theme,
+}
+
+impl App {
+    /// A new explorer with focus in the input.
+    #[must_use]
+    pub fn new(options: Options) -> Self {
+        let overlay = options.positions != PositionScheme::None;
+        let scheme = if overlay {
+            options.positions
+        } else {
+            PositionScheme::Learned
+        };
+        let mut app = Self {
+            // The input is one line: newlines in a given sentence become spaces.
+            editor: Editor::new(&options.sentence),
+            sources: Sources::new(
+                options.model,
+                options.vocab,
+                options.seed,
+                options.gpt2_dims,
+            ),
+            nav: Navigation::new(),
+            settings: Settings {
+                overlay,
+                scheme,
+                mask: Mask::None,
+                detail: Detail::Lookups,
+                wide_view: WideView::Strip,
+                first_dim: 0,
+                special_tokens: options.special_tokens,
+                ids: options.ids,
+                help_open: false,
+            },
+            prompts: Prompts::default(),
+            compare: None,
+            lesson: LessonState::default(),
+            derived: Derived::default(),
+            running: true,
+            status: None,
+            theme: options.theme,
+        };
+        app.derive();
+        if options.lesson {
+            app.toggle_lesson();
+            app.derive();
+        }
+        app
+    }
+
+    /// The only place state changes: the action changes inputs, then what depends on them is
+    /// derived again.
+    pub fn update(&mut self, action: Action) {
+        if !matches!(action, Action::PromptKey(_) | Action::Tick) {
+            self.status = None;
+        }
+        self.apply(action);
+        self.derive();
+    }
+
+    /// Recomputes what depends on the inputs that changed.
+    fn derive(&mut self) {
+        let text = self.editor.text();
+        let other = self
+            .compare
+            .as_ref()
+            .map(|compare| (compare.other_text(), compare.other_revision()));
+        let inputs = Inputs {
+            model: self.sources.model(),
+            model_revision: self.sources.revision(),
+            text: &text,
+            text_revision: self.editor.revision(),
+            settings: &self.settings,
+            other: other
+                .as_ref()
+                .map(|(text, revision)| (text.as_str(), *revision)),
+            seed: self.sources.seed(),
+        };
+        self.derived.derive(&inputs, &mut self.nav);
+    }
+
+    /// Changes the inputs an action names: one short arm per action.
+    fn apply(&mut self, action: Action) {
+        let rows = self.sources.model().rows();
+        match action {
+            Action::Quit => self.running = false,
+            Action::ToggleHelp => self.settings.help_open = !self.settings.help_open,
+            Action::FocusExplorer => {
+                self.nav.focus = Focus::Explorer;
+                self.go_to(0);
+            }
+            Action::FocusInput => {
+                self.nav.focus = Focus::Input;
+                if let Some(compare) = self.compare.as_mut() {
+                    compare.set_editing_other(false);
+                }
+            }
+            Action::FocusOther => {
+                if let Some(compare) = self.compare.as_mut() {
+                    compare.set_editing_other(true);
+                }
+                self.nav.focus = Focus::Input;
+            }
+            Action::ToggleCompare => self.toggle_compare(),
+            Action::ShowDetail(detail) => self.settings.show_detail(detail),
+            Action::ToggleCausal => {
+                self.settings.mask = self.settings.mask.toggled();
+                self.status = Some(match self.settings.mask {
+                    Mask::None => "attention unmasked: every token sees every token".to_owned(),
+                    Mask::Causal => "causal mask: each token sees only itself and the tokens \
+                                     before it"
+                        .to_owned(),
+                });
+            }
+            Action::ToggleLesson => self.toggle_lesson(),
+            Action::Answer(choice) => self.answer(choice),
+            Action::LessonNext => self.lesson_next(),
+            Action::LessonBack => self.lesson_back(),
+            Action::Next => self.go_to(self.nav.step().saturating_add(1)),
+            Action::Previous => self.go_to(self.nav.step().saturating_sub(1)),
+            Action::First => self.go_to(0),
+            Action::Last => self.go_to(usize::MAX),
+            Action::ScrollUp => self.nav.scroll(-1, rows),
+            Action::ScrollDown => self.nav.scroll(1, rows),
+            Action::PageUp => self.nav.scroll(-PAGE_ROWS.cast_signed(), rows),
+            Action::PageDown => self.nav.scroll(PAGE_ROWS.cast_signed(), rows),
+            Action::TogglePositions => self.settings.overlay = !self.settings.overlay,
+            Action::CycleScheme => {
+                self.settings.scheme = self.settings.scheme.next();
+                self.settings.overlay = true;
+            }
+            Action::CycleVocab => {
+                self.sources.cycle();
+                self.settings.first_dim = 0;
+            }
+            Action::ClearInput => self.editor.clear(),
+            Action::Undo => self.editor.undo(),
+            Action::ToggleSpecialTokens => {
+                self.settings.special_tokens = !self.settings.special_tokens;
+                self.status = Some(if self.settings.special_tokens {
+                    "special tokens shown as the model sees them".to_owned()
+                } else {
+                    "special tokens left out".to_owned()
+                });
+            }
+            // Tables that finished generating are picked up by the derive step.
+            Action::Tick => {}
+            Action::ToggleWideView => self.settings.wide_view = self.settings.wide_view.toggled(),
+            Action::DimsLeft => self.settings.dims_left(),
+            Action::DimsRight => self.settings.dims_right(self.sources.model().dims()),
+            Action::StartSearch => self.prompts.start(PromptKind::Search),
+            Action::StartGoTo => self.prompts.start(PromptKind::GoTo),
+            Action::NextMatch => {
+                self.status = Some(self.prompts.next_match(self.sources.model(), &mut self.nav));
+            }
+            Action::PromptKey(key) => self.prompts.key(key),
+            Action::PromptCancel => self.prompts.cancel(),
+            Action::PromptSubmit => {
+                if let Some(status) = self.prompts.submit(self.sources.model(), &mut self.nav) {
+                    self.status = Some(status);
+                }
+            }
+            Action::Edit(key) => self.edit(key),
+            Action::Paste(text) => {
+                self.nav.focus = Focus::Input;
+                self.settings.help_open = false;
+                self.editor.paste(&text);
+            }
+        }
+    }
+
+    /// A key for whichever sentence has the keyboard.
+    fn edit(&mut self, key: KeyEvent) {
+        match self.compare.as_mut().filter(|c| c.editing_other()) {
+            Some(compare) => compare.input(key),
+            None => self.editor.input(key),
+        }
+    }
+
+    /// Makes token `index` (clamped) current and brings its row into view.
+    fn go_to(&mut self, index: usize) {
+        let rows = self.sources.model().rows();
+        self.nav.go_to(index, self.derived.tokens(), rows);
+    }
+
+    /// Whether the lookups wait for a table that is still being generated.
+    #[must_use]
+    pub fn waiting_for_tables(&self) -> bool {
+        self.derived.lookups_pending()
+    }
+
+    /// How many times each derived thing has been computed since the explorer started.
+    #[must_use]
+    pub fn recomputations(&self) -> Recomputations {
+        self.derived.counts()
+    }
+
+    /// The sentence as typed, lines joined by spaces.
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.editor.text()
+    }
+
+    /// Whether the program should keep running.
+    #[must_use]
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// The text area, for drawing.
+    #[must_use]
+    pub fn textarea(&self) -> &TextArea<'static> {
+        self.editor.textarea()
+    }
+
+    /// Which pane has the keyboard.
+    #[must_use]
+    pub fn focus(&self) -> Focus {
+        self.nav.focus
+    }
+
+    /// The tables and vocabulary being explored.
+    #[must_use]
+    pub fn model(&self) -> &EmbeddingModel {
+        self.sources.model()
+    }
+
+    /// The current built-in vocabulary, or `None` for a model opened from files.
+    #[must_use]
+    pub fn vocab(&self) -> Option<VocabKind> {
+        self.sources.vocab()
+    }
+
+    /// The sentence's tokens.
+    #[must_use]
+    pub fn tokens(&self) -> &[Token] {
+        self.derived.tokens()
+    }
+
+    /// Whether some token of the sentence looks up row `id` (a binary search, not a scan).
+    #[must_use]
+    pub fn uses_row(&self, id: usize) -> bool {
+        self.derived.uses_row(id)
+    }
+
+    /// Each token's lookup under the active scheme.
+    #[must_use]
+    pub fn lookups(&self) -> &[TokenLookup] {
+        self.derived.lookups()
+    }
+
+    /// The index of the current token.
+    #[must_use]
+    pub fn step(&self) -> usize {
+        self.nav.step()
+    }
+
+    /// The token being looked up, if the sentence has any.
+    #[must_use]
+    pub fn current_token(&self) -> Option<&Token> {
+        self.tokens().get(self.step())
+    }
+
+    /// Whether position vectors are added.
+    #[must_use]
+    pub fn overlay(&self) -> bool {
+        self.settings.overlay
+    }
+
+    /// The scheme `p` adds and `m` cycles.
+    #[must_use]
+    pub fn scheme(&self) -> PositionScheme {
+        self.settings.scheme
+    }
+
+    /// The scheme in force: the chosen one with the overlay on, none with it off.
+    #[must_use]
+    pub fn active_scheme(&self) -> PositionScheme {
+        self.settings.active_scheme()
+    }
+
+    /// The matrix row the view keeps in sight.
+    #[must_use]
+    pub fn matrix_cursor(&self) -> usize {
+        self.nav.matrix_cursor()
+    }
+
+    /// Whether the help overlay is open.
+    #[must_use]
+    pub fn help_open(&self) -> bool {
+        self.settings.help_open
+    }
+
+    /// How wide vectors are drawn now.
+    #[must_use]
+    pub fn wide_style(&self) -> WideStyle {
+        WideStyle {
+            view: self.settings.wide_view,
+            first_dim: self.settings.first_dim,
+            scale: self.derived.value_scale(),
+        }
+    }
+
+    /// The open prompt, if any.
+    #[must_use]
+    pub fn prompt(&self) -> Option<&Prompt> {
+        self.prompts.open()
+    }
+
+    /// A short answer to the last thing the user asked (a search, a go-to).
+    #[must_use]
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    /// What the pane beside the matrix shows.
+    #[must_use]
+    pub fn detail(&self) -> Detail {
+        self.settings.detail
+    }
+
+    /// Whether the attention pane masks future tokens.
+    #[must_use]
+    pub fn mask(&self) -> Mask {
+        self.settings.mask
+    }
+
+    /// Compare mode, when it is on.
+    #[must_use]
+    pub fn compare(&self) -> Option<&CompareMode> {
+        self.compare.as_ref()
+    }
+
+    /// Compare mode's comparison of the two sentences.
+    ///
+    /// # Errors
+    /// Why there is none, such as a word without a row (empty before the first comparison).
+    pub fn comparison(&self) -> Result<&Comparison, &str> {
+        self.derived.comparison()
+    }
+
+    /// The lesson, while it runs.
+    #[must_use]
+    pub fn lesson(&self) -> Option<Progress> {
+        self.lesson.current
+    }
+
+    /// What the lesson panes show.
+    #[must_use]
+    pub fn views(&self) -> &Views {
+        self.derived.views()
+    }
+
+    /// The styles in use.
+    #[must_use]
+    pub fn theme(&self) -> Theme {
+        self.theme
+    }
+}

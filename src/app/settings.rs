@@ -1,0 +1,69 @@
+//! The switches that choose what is computed and shown: positions and their scheme, the
+//! attention mask, the open pane, how wide vectors look, and how the input is read.
+
+use crate::core::attention::Mask;
+use crate::core::positional::PositionScheme;
+use crate::view_state::{Detail, WideView};
+
+/// How many dimensions `[` and `]` move the exact-values window.
+pub const DIMS_STEP: usize = 8;
+
+/// The explorer's switches; each is a plain value the derive step reads.
+#[derive(Clone, Copy, Debug)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent switches of the explorer, not a state machine in disguise"
+)]
+pub struct Settings {
+    /// Whether position vectors are added.
+    pub overlay: bool,
+    /// The scheme `p` adds and `m` cycles.
+    pub scheme: PositionScheme,
+    /// Whether attention masks future tokens.
+    pub mask: Mask,
+    /// What the pane beside the matrix shows.
+    pub detail: Detail,
+    /// Strip or exact values for wide vectors.
+    pub wide_view: WideView,
+    /// The first dimension of the exact-values window.
+    pub first_dim: usize,
+    /// Whether a model's tokenizer adds its special tokens.
+    pub special_tokens: bool,
+    /// Read the input as token ids even when there is a tokenizer.
+    pub ids: bool,
+    /// Whether the help overlay is open.
+    pub help_open: bool,
+}
+
+impl Settings {
+    /// The scheme in force: the chosen one with the overlay on, none with it off.
+    #[must_use]
+    pub fn active_scheme(&self) -> PositionScheme {
+        if self.overlay {
+            self.scheme
+        } else {
+            PositionScheme::None
+        }
+    }
+
+    /// Opens `detail`, or goes back to the lookups if it is open already.
+    pub fn show_detail(&mut self, detail: Detail) {
+        self.detail = if self.detail == detail {
+            Detail::Lookups
+        } else {
+            detail
+        };
+    }
+
+    /// Moves the exact-values window `DIMS_STEP` dimensions left.
+    pub fn dims_left(&mut self) {
+        self.first_dim = self.first_dim.saturating_sub(DIMS_STEP);
+    }
+
+    /// Moves the exact-values window right, never past the last dimensions of `dims`.
+    pub fn dims_right(&mut self, dims: usize) {
+        let last = dims.saturating_sub(1);
+        self.first_dim = (self.first_dim + DIMS_STEP).min(last / DIMS_STEP * DIMS_STEP);
+        self.wide_view = WideView::Values;
+    }
+}

@@ -1,0 +1,107 @@
+//! Where the explorer's models come from: a model opened from files, and the built-in
+//! vocabularies, each made on first use and shared, never copied.
+
+use std::sync::Arc;
+
+use crate::core::model_source::ModelSource;
+use crate::core::vocabulary::VocabKind;
+use crate::core::weights::EmbeddingModel;
+
+/// A model the explorer can switch to.
+enum Source {
+    /// A built-in vocabulary and its tables, once made.
+    Builtin(VocabKind, Option<Arc<EmbeddingModel>>),
+    /// A model opened from files.
+    Loaded(Arc<EmbeddingModel>),
+}
+
+/// The models `v` cycles through, and the one in use.
+pub struct Sources {
+    list: Vec<Source>,
+    current: usize,
+    model: Arc<EmbeddingModel>,
+    revision: u64,
+    seed: u64,
+    gpt2_dims: usize,
+}
+
+impl Sources {
+    /// A loaded model first (if any), then the built-in vocabularies starting from `first`.
+    #[must_use]
+    pub fn new(
+        loaded: Option<EmbeddingModel>,
+        first: VocabKind,
+        seed: u64,
+        gpt2_dims: usize,
+    ) -> Self {
+        let mut list: Vec<Source> = Vec::new();
+        if let Some(model) = loaded {
+            list.push(Source::Loaded(Arc::new(model)));
+        }
+        let start = VocabKind::ALL
+            .iter()
+            .position(|&kind| kind == first)
+            .unwrap_or(0);
+        for offset in 0..VocabKind::ALL.len() {
+            let kind = VocabKind::ALL[(start + offset) % VocabKind::ALL.len()];
+            list.push(Source::Builtin(kind, None));
+        }
+        let model = made(&mut list[0], seed, gpt2_dims);
+        Self {
+            list,
+            current: 0,
+            model,
+            revision: 0,
+            seed,
+            gpt2_dims,
+        }
+    }
+
+    /// Switches to the next model, making it if it has not been made yet.
+    pub fn cycle(&mut self) {
+        self.current = (self.current + 1) % self.list.len();
+        self.model = made(&mut self.list[self.current], self.seed, self.gpt2_dims);
+        self.revision += 1;
+    }
+
+    /// The model in use.
+    #[must_use]
+    pub fn model(&self) -> &Arc<EmbeddingModel> {
+        &self.model
+    }
+
+    /// Changes whenever the model in use changes.
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The seed the built-in tables and the attention head are drawn from.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The current built-in vocabulary, or `None` for a model opened from files.
+    #[must_use]
+    pub fn vocab(&self) -> Option<VocabKind> {
+        match &self.list[self.current] {
+            Source::Builtin(kind, _) => Some(*kind),
+            Source::Loaded(_) => None,
+        }
+    }
+}
+
+/// The source's model, made now if it has not been yet.
+fn made(source: &mut Source, seed: u64, gpt2_dims: usize) -> Arc<EmbeddingModel> {
+    match source {
+        Source::Builtin(kind, made) => Arc::clone(made.get_or_insert_with(|| {
+            Arc::new(
+                ModelSource::Builtin(*kind)
+                    .build(seed, gpt2_dims)
+                    .expect("a built-in vocabulary always builds"),
+            )
+        })),
+        Source::Loaded(model) => Arc::clone(model),
+    }
+}
