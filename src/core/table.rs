@@ -352,7 +352,18 @@ impl Table {
     /// what a pass over a whole 50,257-row table needs.
     ///
     /// Returns false, visiting nothing, while a deferred table is still being made.
-    pub fn for_each_row(&self, mut visit: impl FnMut(usize, &[f32])) -> bool {
+    pub fn for_each_row(&self, visit: impl FnMut(usize, &[f32])) -> bool {
+        self.for_each_row_in(0..self.rows, visit)
+    }
+
+    /// [`Table::for_each_row`] over the rows in `range` only (clipped to the table), so that
+    /// threads can share out the rows of one matrix.
+    pub fn for_each_row_in(
+        &self,
+        range: std::ops::Range<usize>,
+        mut visit: impl FnMut(usize, &[f32]),
+    ) -> bool {
+        let range = range.start.min(self.rows)..range.end.min(self.rows);
         let array = match &self.storage {
             Storage::Owned(array) => array.as_ref(),
             Storage::Deferred(cell) => match cell.get() {
@@ -366,7 +377,7 @@ impl Table {
             } => {
                 let row_bytes = self.row_bytes(*dtype);
                 let mut row = Vec::with_capacity(self.cols);
-                for index in 0..self.rows {
+                for index in range {
                     let start = offset + index * row_bytes;
                     row.clear();
                     dtype.decode(&source.bytes()[start..start + row_bytes], &mut row);
@@ -376,7 +387,13 @@ impl Table {
             }
         };
         let mut copy = Vec::new();
-        for (index, row) in array.rows().into_iter().enumerate() {
+        for (index, row) in array
+            .rows()
+            .into_iter()
+            .enumerate()
+            .skip(range.start)
+            .take(range.len())
+        {
             if let Some(slice) = row.as_slice() {
                 visit(index, slice);
             } else {

@@ -1,0 +1,173 @@
+//! Scaled dot-product attention over every head of layer 0, with grouped-query heads.
+//!
+//! Query head `h` reads key/value head `h / (heads / kv_heads)`, as `repeat_kv` lays them out.
+//! Scores are `q · k * scale` in f64; softmax subtracts the row's largest score; the
+//! denominator and every context number are sums over tokens taken in one canonical order
+//! for each query — keys sorted by score, ties by their value vector's bits — so reordering
+//! the tokens reorders the results and changes no bit of them.
+
+use std::cmp::Ordering;
+
+use ndarray::Array2;
+
+use super::linear::round_to_f32;
+
+/// How the heads are laid out in the projected vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadLayout {
+    /// Query heads.
+    pub heads: usize,
+    /// Key/value heads (equal to `heads` unless the model groups its queries).
+    pub kv_heads: usize,
+    /// Numbers per head.
+    pub head_dims: usize,
+}
+
+impl HeadLayout {
+    /// The key/value head that query head `head` reads.
+    #[must_use]
+    pub fn kv_head_of(self, head: usize) -> usize {
+        head / (self.heads / self.kv_heads)
+    }
+
+    /// Width of all query heads side by side.
+    #[must_use]
+    pub fn query_width(self) -> usize {
+        self.heads * self.head_dims
+    }
+
+    /// Width of all key (or value) heads side by side.
+    #[must_use]
+    pub fn kv_width(self) -> usize {
+        self.kv_heads * self.head_dims
+    }
+}
+
+/// One head's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadResult {
+    /// Row `i`, column `j`: how much token `i` takes from token `j`; each row sums to 1, and
+    /// is 0 where the mask hides `j` from `i`.
+    pub weights: Array2<f64>,
+    /// Row `i`: `Σ_j weights[i][j] · v_j`, the head's output for token `i` (`tokens × head_dims`).
+    pub context: Array2<f32>,
+}
+
+/// Every head over `tokens` tokens: `queries` is `tokens × query_width`, `keys` and `values`
+/// `tokens × kv_width`, all row-major; `scale` multiplies each dot product.
+///
+/// # Panics
+/// When the slices do not hold `tokens` vectors of the layout's widths.
+#[must_use]
+pub fn attend(
+    queries: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    tokens: usize,
+    layout: HeadLayout,
+    causal: bool,
+    scale: f64,
+) -> Vec<HeadResult> {
+    let (q_width, kv_width, dims) = (layout.query_width(), layout.kv_width(), layout.head_dims);
+    assert_eq!(queries.len(), tokens * q_width, "a query for every token");
+    assert_eq!(keys.len(), tokens * kv_width, "a key for every token");
+    assert_eq!(values.len(), tokens * kv_width, "a value for every token");
+    (0..layout.heads)
+        .map(|head| {
+            let kv = layout.kv_head_of(head);
+            let query = |i: usize| &queries[i * q_width + head * dims..][..dims];
+            let key = |j: usize| &keys[j * kv_width + kv * dims..][..dims];
+            let value = |j: usize| &values[j * kv_width + kv * dims..][..dims];
+            let mut weights = Array2::zeros((tokens, tokens));
+            let mut context = Array2::zeros((tokens, dims));
+            for i in 0..tokens {
+                let visible = if causal { i + 1 } else { tokens };
+                let scores: Vec<f64> = (0..visible)
+                    .map(|j| exact_dot(query(i), key(j)) * scale)
+                    .collect();
+                let mut order: Vec<usize> = (0..visible).collect();
+                order.sort_unstable_by(|&a, &b| {
+                    scores[a]
+                        .total_cmp(&scores[b])
+                        .then_with(|| compare_bits(value(a), value(b)))
+                });
+                let largest = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let exponentials: Vec<f64> =
+                    scores.iter().map(|score| (score - largest).exp()).collect();
+                let mut total = 0.0f64;
+                for &j in &order {
+                    total += exponentials[j];
+                }
+                // Every context number is summed over the keys in `order`, one term at a time.
+                let mut sums = vec![0.0f64; dims];
+                for &j in &order {
+                    let weight = exponentials[j] / total;
+                    weights[[i, j]] = weight;
+                    for (sum, &v) in sums.iter_mut().zip(value(j)) {
+                        *sum += weight * f64::from(v);
+                    }
+                }
+                for (out, sum) in context.row_mut(i).iter_mut().zip(sums) {
+                    *out = round_to_f32(sum);
+                }
+            }
+            HeadResult { weights, context }
+        })
+        .collect()
+}
+
+/// A dot product of float32 vectors in f64, in dimension order (each product is exact).
+#[must_use]
+pub fn exact_dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| f64::from(x) * f64::from(y))
+        .sum()
+}
+
+/// Orders two vectors by their bit patterns, number by number.
+fn compare_bits(a: &[f32], b: &[f32]) -> Ordering {
+    a.iter()
+        .map(|x| x.to_bits())
+        .cmp(b.iter().map(|x| x.to_bits()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_query_heads_share_their_key_value_head() {
+        let layout = HeadLayout {
+            heads: 4,
+            kv_heads: 2,
+            head_dims: 1,
+        };
+        assert_eq!(
+            (0..4).map(|h| layout.kv_head_of(h)).collect::<Vec<_>>(),
+            [0, 0, 1, 1]
+        );
+    }
+
+    #[expect(clippy::float_cmp, reason = "a weight of exactly 1 or 0 is the point")]
+    #[test]
+    fn a_causal_first_token_sees_only_itself_and_rows_sum_to_one() {
+        let layout = HeadLayout {
+            heads: 2,
+            kv_heads: 1,
+            head_dims: 2,
+        };
+        let queries = [1.0, 0.0, 0.0, 1.0, 0.5, 0.5, 1.0, -1.0, 2.0, 1.0, -1.0, 0.0];
+        let keys = [1.0, 2.0, 0.0, 1.0, 3.0, -1.0];
+        let values = [1.0, 0.0, 0.0, 1.0, 2.0, 2.0];
+        let heads = attend(&queries, &keys, &values, 3, layout, true, 0.5);
+        for head in &heads {
+            assert_eq!(head.weights[[0, 0]], 1.0);
+            assert_eq!(head.weights[[0, 1]], 0.0);
+            assert_eq!(head.context.row(0).to_vec(), [1.0, 0.0]);
+            for row in head.weights.rows() {
+                assert!((row.sum() - 1.0).abs() < 1e-12);
+            }
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! The checkpoint's own first attention layer, every head, computed as Hugging Face
+//! `transformers` computes it — with the model's position information, or without it.
+//!
+//! - BERT-style: the embedding block's `LayerNorm` output → query, key and value layers with
+//!   bias → each head's scaled dot product → softmax, no mask ([`bert`]);
+//! - GPT-2: token + position → `ln_1` → `c_attn` split into query, key and value → heads under
+//!   the causal mask ([`gpt2`]);
+//! - Llama-style (Llama, Mistral, Qwen2, Gemma, `StableLM`, Phi): `input_layernorm` → q/k/v
+//!   projections → `RoPE` (partial where the config says so) → grouped-query heads under the
+//!   causal mask ([`rotary`]).
+//!
+//! "Without positions" means no learned position row for BERT and GPT-2, and no rotation for
+//! `RoPE` models. Every sum over tokens is taken in an order that does not depend on where the
+//! tokens stand, so for BERT a reordered sentence without positions gives each token the
+//! same output, bit for bit ([`claim`] says so in words).
+
+pub mod bert;
+pub mod claim;
+pub mod gpt2;
+pub mod heads;
+pub mod input;
+pub mod linear;
+pub mod norm;
+pub mod rope;
+pub mod rotary;
+pub mod source;
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+use ndarray::Array2;
+
+use heads::{HeadLayout, HeadResult, attend};
+use input::InputStage;
+use linear::Linear;
+use rope::Rope;
+use source::{Settings, TensorSource};
+
+/// The most tokens layer 0 is computed for when the model states no context length.
+pub const DEFAULT_TOKEN_CAP: usize = 4096;
+
+/// The layout of a checkpoint's layer 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Architecture {
+    /// BERT, `RoBERTa` and relatives: bidirectional, learned positions in the embedding block.
+    Bert,
+    /// GPT-2: causal, learned positions added before `ln_1`.
+    Gpt2,
+    /// Llama-style: causal, positions as a rotation of queries and keys.
+    Rotary,
+}
+
+impl Architecture {
+    /// The name used on screen and in JSON.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bert => "BERT-style",
+            Self::Gpt2 => "GPT-2",
+            Self::Rotary => "Llama-style",
+        }
+    }
+}
+
+impl fmt::Display for Architecture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a model's own layer 0 cannot be computed, so the seeded head stands in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// The file holds no first attention layer of a layout embedlens knows.
+    NoLayer0,
+    /// The layer is there, but without `config.json` the number of heads is unknown.
+    NoConfig(Architecture),
+    /// `config.json` names a model type whose layer 0 differs in a way not implemented.
+    ModelType {
+        /// The layout its tensor names suggest.
+        architecture: Architecture,
+        /// `model_type`, or `None` when the config gives none.
+        model_type: Option<String>,
+    },
+    /// A setting this implementation does not apply (such as a kind of `rope_scaling`).
+    Setting {
+        /// The setting's name in `config.json`.
+        name: String,
+        /// Its value.
+        value: String,
+    },
+    /// The tensors or settings are malformed; the message names the problem.
+    Invalid(String),
+}
+
+impl fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoLayer0 => f.write_str(
+                "the file holds no first attention layer of a BERT, GPT-2 or Llama-style model",
+            ),
+            Self::NoConfig(architecture) => write!(
+                f,
+                "the {architecture} layer 0 is there, but without config.json its number of \
+                 heads is unknown"
+            ),
+            Self::ModelType {
+                architecture,
+                model_type: Some(model_type),
+            } => write!(
+                f,
+                "model_type {model_type}: its first attention layer differs from the \
+                 {architecture} layer embedlens computes"
+            ),
+            Self::ModelType {
+                architecture,
+                model_type: None,
+            } => write!(
+                f,
+                "config.json gives no model_type, so which {architecture} model this is is unknown"
+            ),
+            Self::Setting { name, value } => {
+                write!(
+                    f,
+                    "config.json sets {name} to {value}, which embedlens does not apply"
+                )
+            }
+            Self::Invalid(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<anyhow::Error> for Unavailable {
+    fn from(error: anyhow::Error) -> Self {
+        Self::Invalid(format!("{error:#}"))
+    }
+}
+
+/// A checkpoint's first attention layer, its weights read in place.
+#[derive(Clone, Debug)]
+pub struct Layer0 {
+    architecture: Architecture,
+    model_type: Option<String>,
+    input: InputStage,
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    layout: HeadLayout,
+    rope: Option<Rope>,
+    causal: bool,
+    scale: f64,
+    context_length: usize,
+    notes: Vec<String>,
+}
+
+/// Layer 0 run over one sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layer0Run {
+    /// Whether the model's position information was used.
+    pub with_positions: bool,
+    /// The token ids, in order.
+    pub ids: Vec<usize>,
+    /// What the query, key and value layers read (`tokens × hidden`).
+    pub inputs: Array2<f32>,
+    /// Every head's weights and context, in head order.
+    pub heads: Vec<HeadResult>,
+    /// Each token's output: all heads' contexts side by side (`tokens × heads·head_dims`),
+    /// before the output projection — what the self-attention module returns.
+    pub outputs: Array2<f32>,
+}
+
+/// Finds and reads layer 0 of a checkpoint, or says why it cannot.
+///
+/// # Errors
+/// [`Unavailable`], with the reason the seeded head stands in.
+pub fn load(source: &dyn TensorSource, settings: Option<&Settings>) -> Result<Layer0, Unavailable> {
+    let names = source.names();
+    let prefix_of = |suffix: &str| {
+        names
+            .iter()
+            .filter_map(|name| name.strip_suffix(suffix))
+            .min_by_key(|prefix| prefix.len())
+            .map(str::to_owned)
+    };
+    if let Some(prefix) = prefix_of(bert::QUERY_SUFFIX) {
+        return bert::load(source, require(settings, Architecture::Bert)?, &prefix);
+    }
+    if let Some(prefix) = prefix_of(gpt2::ATTENTION_SUFFIX) {
+        return gpt2::load(source, require(settings, Architecture::Gpt2)?, &prefix);
+    }
+    if let Some(prefix) = prefix_of(rotary::QUERY_SUFFIX) {
+        return rotary::load(source, require(settings, Architecture::Rotary)?, &prefix);
+    }
+    Err(Unavailable::NoLayer0)
+}
+
+fn require(
+    settings: Option<&Settings>,
+    architecture: Architecture,
+) -> Result<&Settings, Unavailable> {
+    settings.ok_or(Unavailable::NoConfig(architecture))
+}
+
+impl Layer0 {
+    /// The layout.
+    #[must_use]
+    pub fn architecture(&self) -> Architecture {
+        self.architecture
+    }
+
+    /// `model_type` from `config.json`.
+    #[must_use]
+    pub fn model_type(&self) -> Option<&str> {
+        self.model_type.as_deref()
+    }
+
+    /// Query heads.
+    #[must_use]
+    pub fn heads(&self) -> usize {
+        self.layout.heads
+    }
+
+    /// Key/value heads (fewer than query heads when queries are grouped).
+    #[must_use]
+    pub fn kv_heads(&self) -> usize {
+        self.layout.kv_heads
+    }
+
+    /// Numbers per head.
+    #[must_use]
+    pub fn head_dims(&self) -> usize {
+        self.layout.head_dims
+    }
+
+    /// Whether each token sees only itself and the tokens before it.
+    #[must_use]
+    pub fn is_causal(&self) -> bool {
+        self.causal
+    }
+
+    /// The rotation of queries and keys, for `RoPE` models.
+    #[must_use]
+    pub fn rope(&self) -> Option<&Rope> {
+        self.rope.as_ref()
+    }
+
+    /// The most tokens layer 0 is computed for: the model's context length.
+    #[must_use]
+    pub fn context_length(&self) -> usize {
+        self.context_length
+    }
+
+    /// Sentences saying what was read and from where (settings, defaults taken).
+    #[must_use]
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Runs layer 0 over the token ids, with or without the model's position information.
+    ///
+    /// # Errors
+    /// When there are no tokens, more than [`Layer0::context_length`], or an id has no row.
+    ///
+    /// # Panics
+    /// Never: the arrays it slices are made here with the widths it slices them by.
+    pub fn run(&self, ids: &[usize], with_positions: bool) -> Result<Layer0Run> {
+        if ids.is_empty() {
+            bail!("layer 0 needs at least one token");
+        }
+        if ids.len() > self.context_length {
+            bail!(
+                "{} tokens: layer 0 is computed for at most {}, the model's context length",
+                ids.len(),
+                self.context_length
+            );
+        }
+        let rows = self.input.token_table().rows();
+        if let Some(&id) = ids.iter().find(|&&id| id >= rows) {
+            bail!("id {id} has no row: the token table has {rows} rows");
+        }
+        let Some(inputs) = self.input.vectors(ids, with_positions) else {
+            bail!("a position past the model's position table");
+        };
+        let flat = inputs.as_slice().expect("a fresh array is contiguous");
+        let mut queries = self.query.apply(flat);
+        let mut keys = self.key.apply(flat);
+        let values = self.value.apply(flat);
+        if let (Some(rope), true) = (&self.rope, with_positions) {
+            let dims = self.layout.head_dims;
+            for (position, vector) in queries
+                .chunks_exact_mut(self.layout.query_width())
+                .enumerate()
+            {
+                for head in vector.chunks_exact_mut(dims) {
+                    rope.rotate(head, position);
+                }
+            }
+            for (position, vector) in keys.chunks_exact_mut(self.layout.kv_width()).enumerate() {
+                for head in vector.chunks_exact_mut(dims) {
+                    rope.rotate(head, position);
+                }
+            }
+        }
+        let heads = attend(
+            &queries,
+            &keys,
+            &values,
+            ids.len(),
+            self.layout,
+            self.causal,
+            self.scale,
+        );
+        let dims = self.layout.head_dims;
+        let mut outputs = Array2::zeros((ids.len(), self.layout.query_width()));
+        for (head, result) in heads.iter().enumerate() {
+            outputs
+                .slice_mut(ndarray::s![.., head * dims..(head + 1) * dims])
+                .assign(&result.context);
+        }
+        Ok(Layer0Run {
+            with_positions,
+            ids: ids.to_vec(),
+            inputs,
+            heads,
+            outputs,
+        })
+    }
+
+    /// Query head `head`'s score for a key `distance` tokens before the query, both the same
+    /// token `id`, with the model's rotation: the real query·key score between two copies of
+    /// a word as their distance grows. `None` for models without `RoPE` or an id without a
+    /// row.
+    #[must_use]
+    pub fn copy_scores(&self, id: usize, head: usize, distances: usize) -> Option<Vec<f64>> {
+        let rope = self.rope.as_ref()?;
+        let inputs = self.input.vectors(&[id], false)?;
+        let flat = inputs.as_slice()?;
+        let dims = self.layout.head_dims;
+        let query = self.query.apply(flat);
+        let key = self.key.apply(flat);
+        let query = &query[head * dims..(head + 1) * dims];
+        let kv = self.layout.kv_head_of(head);
+        let key = &key[kv * dims..(kv + 1) * dims];
+        let mut rotated_key = key.to_vec();
+        rope.rotate(&mut rotated_key, 0);
+        Some(
+            (0..distances)
+                .map(|distance| {
+                    let mut rotated = query.to_vec();
+                    rope.rotate(&mut rotated, distance);
+                    heads::exact_dot(&rotated, &rotated_key) * self.scale
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The parts a family's loader hands to [`Layer0`].
+pub(crate) struct Parts {
+    architecture: Architecture,
+    model_type: Option<String>,
+    input: InputStage,
+    projections: [Linear; 3],
+    layout: HeadLayout,
+    rope: Option<Rope>,
+    causal: bool,
+    scale: f64,
+    context_length: usize,
+    notes: Vec<String>,
+}
+
+impl Parts {
+    /// Checks that the parts fit together and makes the layer.
+    fn build(self) -> Result<Layer0, Unavailable> {
+        let [query, key, value] = self.projections;
+        let hidden = self.input.token_table().cols();
+        let layout = self.layout;
+        if layout.heads == 0 || layout.kv_heads == 0 || layout.head_dims == 0 {
+            return Err(Unavailable::Invalid("a layer with no heads".to_owned()));
+        }
+        if !layout.heads.is_multiple_of(layout.kv_heads) {
+            return Err(Unavailable::Invalid(format!(
+                "{} query heads cannot share {} key/value heads evenly",
+                layout.heads, layout.kv_heads
+            )));
+        }
+        let widths = [
+            (
+                query.inputs(),
+                query.outputs(),
+                layout.query_width(),
+                "query",
+            ),
+            (key.inputs(), key.outputs(), layout.kv_width(), "key"),
+            (value.inputs(), value.outputs(), layout.kv_width(), "value"),
+        ];
+        for (inputs, outputs, expected, name) in widths {
+            if inputs != hidden || outputs != expected {
+                return Err(Unavailable::Invalid(format!(
+                    "the {name} layer maps {inputs} numbers to {outputs}; with {hidden}-wide \
+                     token vectors and {} heads of {} it should map {hidden} to {expected}",
+                    if name == "query" {
+                        layout.heads
+                    } else {
+                        layout.kv_heads
+                    },
+                    layout.head_dims
+                )));
+            }
+        }
+        Ok(Layer0 {
+            architecture: self.architecture,
+            model_type: self.model_type,
+            input: self.input,
+            query,
+            key,
+            value,
+            layout,
+            rope: self.rope,
+            causal: self.causal,
+            scale: self.scale,
+            context_length: self.context_length.max(1),
+            notes: self.notes,
+        })
+    }
+}
+
+/// `1 / sqrt(width)`, the usual score scale.
+fn inverse_sqrt(width: usize) -> f64 {
+    #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
+    let width = width as f64;
+    1.0 / width.sqrt()
+}
+
+/// A small positive `eps` from the settings, or the family's default.
+fn epsilon(settings: &Settings, keys: &[&str], default: f64) -> Result<(f64, String)> {
+    match settings.number(keys)? {
+        Some(eps) if eps.is_finite() && (0.0..1.0).contains(&eps) => {
+            Ok((eps, format!("{} {eps:e} (config.json)", keys[0])))
+        }
+        Some(eps) => bail!(
+            "config.json: {} {eps} is not a small positive number",
+            keys[0]
+        ),
+        None => Ok((default, format!("{} {default:e} (the default)", keys[0]))),
+    }
+}

@@ -1,0 +1,158 @@
+//! Rotary position embedding as Hugging Face's Llama code applies it ("rotate half").
+//!
+//! Dimension `k` of the rotated part pairs with `k + half` (not `2k` with `2k + 1`, the
+//! `RoFormer` layout that [`crate::core::positional::rope_rotate`] shows), and the angles are
+//! computed in float32 as `transformers` computes them, so a rotated query has PyTorch's bits
+//! up to the last bit of `sin` and `cos`.
+
+use anyhow::{Result, bail};
+
+use super::linear::round_to_f32;
+
+/// The rotation a model applies to each query and key head.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rope {
+    /// `rope_theta`: the base of the angles.
+    theta: f64,
+    /// How many leading dimensions of a head rotate (all of them unless the config says
+    /// `partial_rotary_factor`); always even.
+    rotary_dims: usize,
+    /// One angle per pair of rotated dimensions, per unit of position.
+    inverse_frequencies: Vec<f32>,
+}
+
+/// `rope_scaling` as `transformers`' Llama 3 models set it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Llama3Scaling {
+    /// `factor`.
+    pub factor: f64,
+    /// `low_freq_factor`.
+    pub low_frequency_factor: f64,
+    /// `high_freq_factor`.
+    pub high_frequency_factor: f64,
+    /// `original_max_position_embeddings`.
+    pub original_context: f64,
+}
+
+impl Rope {
+    /// The rotation for heads of `head_dims` numbers, the first `rotary_dims` of which rotate.
+    ///
+    /// # Errors
+    /// When `rotary_dims` is odd, zero or wider than a head, or `theta` is not above 1.
+    pub fn new(theta: f64, head_dims: usize, rotary_dims: usize) -> Result<Self> {
+        if rotary_dims == 0 || !rotary_dims.is_multiple_of(2) || rotary_dims > head_dims {
+            bail!(
+                "{rotary_dims} rotated numbers in a head of {head_dims}: RoPE needs an even \
+                 number from 2 to the head width"
+            );
+        }
+        if !(theta.is_finite() && theta > 1.0) {
+            bail!("rope_theta {theta} is not a number above 1");
+        }
+        // `1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))`, all float32.
+        #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^24")]
+        let inverse_frequencies = (0..rotary_dims / 2)
+            .map(|pair| {
+                let exponent = (2 * pair) as f32 / rotary_dims as f32;
+                let power = round_to_f32(f64::from(round_to_f32(theta)).powf(f64::from(exponent)));
+                1.0 / power
+            })
+            .collect();
+        Ok(Self {
+            theta,
+            rotary_dims,
+            inverse_frequencies,
+        })
+    }
+
+    /// Applies Llama 3's frequency-dependent scaling (`rope_type: llama3`) to the angles.
+    #[must_use]
+    pub fn with_llama3_scaling(mut self, scaling: Llama3Scaling) -> Self {
+        let low_wavelength = scaling.original_context / scaling.low_frequency_factor;
+        let high_wavelength = scaling.original_context / scaling.high_frequency_factor;
+        for frequency in &mut self.inverse_frequencies {
+            let original = f64::from(*frequency);
+            let wavelength = 2.0 * std::f64::consts::PI / original;
+            let scaled = if wavelength > low_wavelength {
+                original / scaling.factor
+            } else {
+                original
+            };
+            let smooth = (scaling.original_context / wavelength - scaling.low_frequency_factor)
+                / (scaling.high_frequency_factor - scaling.low_frequency_factor);
+            let medium = wavelength >= high_wavelength && wavelength <= low_wavelength;
+            *frequency = round_to_f32(if medium {
+                (1.0 - smooth) * scaled / scaling.factor + smooth * scaled
+            } else {
+                scaled
+            });
+        }
+        self
+    }
+
+    /// `rope_theta`.
+    #[must_use]
+    pub fn theta(&self) -> f64 {
+        self.theta
+    }
+
+    /// How many leading dimensions of each head rotate.
+    #[must_use]
+    pub fn rotary_dims(&self) -> usize {
+        self.rotary_dims
+    }
+
+    /// `(cos, sin)` of each pair's angle at a position, in float32.
+    fn cos_sin(&self, position: usize) -> Vec<(f32, f32)> {
+        #[expect(clippy::cast_precision_loss, reason = "positions are far below 2^24")]
+        let position = position as f32;
+        self.inverse_frequencies
+            .iter()
+            .map(|&frequency| {
+                let angle = f64::from(frequency * position);
+                (round_to_f32(angle.cos()), round_to_f32(angle.sin()))
+            })
+            .collect()
+    }
+
+    /// Rotates one head's query or key in place, as `q * cos + rotate_half(q) * sin` on the
+    /// rotated part; the rest passes through.
+    pub fn rotate(&self, head: &mut [f32], position: usize) {
+        let half = self.rotary_dims / 2;
+        for (pair, (cos, sin)) in self.cos_sin(position).into_iter().enumerate() {
+            let (x, y) = (head[pair], head[pair + half]);
+            head[pair] = x * cos + (-y) * sin;
+            head[pair + half] = y * cos + x * sin;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[expect(clippy::float_cmp, reason = "turning by nothing changes no bit")]
+    #[test]
+    fn position_zero_turns_nothing_and_lengths_are_kept() {
+        let rope = Rope::new(10_000.0, 6, 4).unwrap();
+        let mut head = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        rope.rotate(&mut head, 0);
+        assert_eq!(head, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        rope.rotate(&mut head, 7);
+        // Pairs (0, 2) and (1, 3) turn; 4 and 5 pass through.
+        let length = |a: f32, b: f32| f64::from(a).hypot(f64::from(b));
+        assert!((length(head[0], head[2]) - length(1.0, 3.0)).abs() < 1e-6);
+        assert!((length(head[1], head[3]) - length(2.0, 4.0)).abs() < 1e-6);
+        assert_eq!(head[4..], [5.0, 6.0]);
+        // The first pair turns by 7 radians.
+        let (x, y) = (1.0f64, 3.0f64);
+        assert!((f64::from(head[0]) - (x * 7f64.cos() - y * 7f64.sin())).abs() < 1e-6);
+    }
+
+    #[test]
+    fn odd_or_oversized_rotations_are_refused() {
+        assert!(Rope::new(10_000.0, 6, 3).is_err());
+        assert!(Rope::new(10_000.0, 6, 8).is_err());
+        assert!(Rope::new(1.0, 6, 6).is_err());
+    }
+}
