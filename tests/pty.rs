@@ -778,12 +778,9 @@ fn compare_mode_from_the_keyboard() {
     let mut session = Session::launch(&[]);
     session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
     session.press(b"\rc");
-    session.wait_for_all(&[
-        "SAME SET OF TOKEN VECTORS",
-        "identical outputs in both orders",
-    ]);
+    session.wait_for_all(&["SAME SET OF TOKEN VECTORS", "Attention outputs: identical"]);
     session.press(b"p");
-    session.wait_for_text("get different outputs");
+    session.wait_for_all(&["DIFFERENT INPUT VECTORS", "get a different output"]);
     session.press(b"q");
     session.assert_clean_exit();
 }

@@ -13,5 +13,6 @@ pub mod similarity;
 pub mod table;
 pub mod tokenizer;
 pub mod torch_init;
+pub mod verdict;
 pub mod vocabulary;
 pub mod weights;

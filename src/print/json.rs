@@ -71,10 +71,41 @@ struct CompareReport<'a> {
     positions: &'static str,
     mask: &'static str,
     sentences: Vec<SentenceReport<'a>>,
+    wording: &'static str,
     same_token_vectors: bool,
     same_mean_vector: bool,
+    /// Present when positions are added to the inputs (learned, sinusoidal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    same_input_vectors: Option<bool>,
+    attention_verdict: AttentionVerdictReport<'a>,
+    /// The verdicts as the explorer states them, in order.
+    verdicts: Vec<String>,
     links: &'a [(usize, usize)],
     id_differences: &'a [String],
+}
+
+/// Whether attention gives each shared word the same output in A and B, and overall.
+#[derive(Serialize)]
+struct AttentionVerdictReport<'a> {
+    /// `identical`, `last_bit`, `differs` or `nothing_shared`.
+    overall: &'static str,
+    /// The largest difference of any number of any compared output (0 when identical).
+    largest_difference: f64,
+    words: Vec<WordVerdictReport<'a>>,
+}
+
+/// One word in both sentences: where it stands, and how its vectors compare.
+#[derive(Serialize)]
+struct WordVerdictReport<'a> {
+    text: &'a str,
+    a: usize,
+    b: usize,
+    /// `identical`, `last_bit` or `differs`.
+    output: &'static str,
+    output_difference: f64,
+    /// Present when positions are added to the inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_vector: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -149,12 +180,38 @@ pub(super) fn compare_json(comparison: &Comparison, out: &mut impl Write) -> io:
                 .collect(),
         })
         .collect();
+    let verdicts = &comparison.verdicts;
+    let additive = verdicts.same_input_vectors.is_some();
+    let attention_verdict = AttentionVerdictReport {
+        overall: verdicts.attention.name(),
+        largest_difference: verdicts
+            .words
+            .iter()
+            .map(|word| word.output.largest_difference())
+            .fold(0.0, f64::max),
+        words: verdicts
+            .words
+            .iter()
+            .map(|word| WordVerdictReport {
+                text: &word.text,
+                a: word.a,
+                b: word.b,
+                output: word.output.name(),
+                output_difference: word.output.largest_difference(),
+                input_vector: additive.then(|| word.input_vector.name()),
+            })
+            .collect(),
+    };
     let report = CompareReport {
         positions: comparison.scheme.name(),
         mask: comparison.mask.name(),
         sentences,
+        wording: verdicts.wording.name(),
         same_token_vectors: comparison.same_token_vectors,
         same_mean_vector: comparison.same_mean_vector,
+        same_input_vectors: verdicts.same_input_vectors,
+        attention_verdict,
+        verdicts: verdicts.sentences(comparison.scheme),
         links: &comparison.links,
         id_differences: &comparison.id_differences,
     };

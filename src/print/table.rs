@@ -299,8 +299,15 @@ pub(super) fn compare_table(comparison: &Comparison, out: &mut impl Write) -> io
         "same mean vector: {}",
         verdict(comparison.same_mean_vector)
     )?;
+    if let Some(same) = comparison.verdicts.same_input_vectors {
+        writeln!(out, "same input vectors: {}", verdict(same))?;
+    }
     for difference in &comparison.id_differences {
         writeln!(out, "{difference}")?;
+    }
+    writeln!(out)?;
+    for sentence in comparison.verdicts.sentences(comparison.scheme) {
+        writeln!(out, "{sentence}")?;
     }
     Ok(())
 }

@@ -4,6 +4,8 @@
 //! they bring the same set of token vectors, so attention gives each word the same output in
 //! either order; a position scheme (or a causal mask) is what tells them apart.
 
+mod verdicts;
+
 use std::collections::HashMap;
 
 use anyhow::{Result, bail};
@@ -14,6 +16,8 @@ use super::positional::PositionScheme;
 use super::tokenizer::TextTokenizer;
 use super::vocabulary::VocabKind;
 use super::weights::{EmbeddingModel, TokenLookup};
+
+pub use verdicts::{AttentionOverall, Cause, Verdicts, WordVerdict, Wording};
 
 /// The article's pair, for the six-word seed vocabulary.
 pub const DEFAULT_PAIR_SEED: (&str, &str) = ("dog bites man", "man bites dog");
@@ -68,6 +72,8 @@ pub struct Comparison {
     /// A sentence for each word that is spelled the same in A and B (ignoring a leading space
     /// and case) but looked up under different ids.
     pub id_differences: Vec<String>,
+    /// Every judgement of the comparison: the words, the vectors, attention's outputs.
+    pub verdicts: Verdicts,
 }
 
 /// Embeds both sentences and runs one attention head over each.
@@ -118,14 +124,17 @@ pub fn compare_with_head(
     let same_mean_vector = bits(&first.mean_token_vector) == bits(&second.mean_token_vector);
     let links = links(&first.lookups, &second.lookups);
     let id_differences = id_differences(&first.lookups, &second.lookups);
+    let sentences = [first, second];
+    let verdicts = Verdicts::of(&sentences, &links, scheme, mask, same_token_vectors);
     Ok(Comparison {
-        sentences: [first, second],
+        sentences,
         scheme,
         mask,
         same_token_vectors,
         same_mean_vector,
         links,
         id_differences,
+        verdicts,
     })
 }
 
