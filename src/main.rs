@@ -23,6 +23,9 @@ fn main() -> ExitCode {
         Some(Command::Compare(compare)) => {
             embedlens::print::compare(compare, &mut std::io::stdout())
         }
+        Some(Command::Attention(attention)) => {
+            embedlens::print::attention(attention, &mut std::io::stdout())
+        }
         Some(Command::Inspect(inspect)) => {
             embedlens::print::inspect(inspect, &mut std::io::stdout())
         }
