@@ -160,6 +160,41 @@ def reference(model, ids):
     }
 
 
+# Word-level tokenizers for the BERT and GPT-2 checkpoints, so the command line can read
+# "the dog bites the man"; the reference values use ids and do not depend on them.
+WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "dog", "bites", "man", "fox", "a"]
+WORDS += [f"w{i}" for i in range(len(WORDS), 64)]
+
+
+def word_tokenizer(special):
+    vocab = {word: index for index, word in enumerate(WORDS)}
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
+        "decoder": None, "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+    }
+    if special:
+        tokenizer["added_tokens"] = [
+            {"id": i, "content": WORDS[i], "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": False, "special": True} for i in range(4)]
+        tokenizer["post_processor"] = {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                       {"Sequence": {"id": "A", "type_id": 0}},
+                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                     {"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
+                     {"Sequence": {"id": "B", "type_id": 1}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "special_tokens": {
+                "[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
+                "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]},
+            },
+        }
+    return tokenizer
+
+
 def write_families():
     for seed, (name, (config_class, settings, dtype)) in enumerate(FAMILIES.items()):
         torch.manual_seed(seed)
@@ -174,6 +209,9 @@ def write_families():
             folder, dtype=torch.float32, attn_implementation="eager")
         values = reference(loaded, IDS)
         (folder / "reference.json").write_text(json.dumps(values) + "\n")
+        if name in ("bert", "gpt2"):
+            tokenizer = word_tokenizer(special=name == "bert")
+            (folder / "tokenizer.json").write_text(json.dumps(tokenizer, indent=1) + "\n")
         print(f"{name}: {folder}")
 
 

@@ -110,6 +110,61 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Compare two sentences: the vectors they hand the model, and one attention head's outputs.
     Compare(CompareArgs),
+    /// Run a model's own first attention layer: each head's weights and each token's output.
+    Attention(AttentionArgs),
+}
+
+/// Arguments of `embedlens attention`.
+#[derive(Debug, clap::Args)]
+pub struct AttentionArgs {
+    /// The sentence, read with the model's tokenizer.
+    #[arg(required_unless_present = "ids", conflicts_with = "ids")]
+    pub sentence: Option<String>,
+    /// Token ids instead of a sentence, separated by commas (e.g. 101,3899,102).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pub ids: Option<Vec<usize>>,
+    /// The head to print, counted from 0 as PyTorch indexes them, or `all`.
+    #[arg(long, default_value = "all", value_parser = parse_head)]
+    pub head: HeadChoice,
+    /// Feed the layer the token vectors without the model's position information (no position
+    /// table for BERT and GPT-2, no rotation for RoPE models).
+    #[arg(long)]
+    pub no_positions: bool,
+    /// How the output is written.
+    #[arg(long, value_enum, default_value_t = AttentionFormat::Table)]
+    pub format: AttentionFormat,
+    /// The model (required: `--model PATH`).
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// Which heads `embedlens attention` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadChoice {
+    /// Every head.
+    All,
+    /// One head, counted from 0.
+    One(usize),
+}
+
+/// Output formats of `embedlens attention`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AttentionFormat {
+    /// Each head's weights as a grid, each token's output, four decimals.
+    Table,
+    /// JSON with every number in its shortest round-tripping form.
+    Json,
+}
+
+/// Parses `--head`: `all` or a head number.
+fn parse_head(text: &str) -> Result<HeadChoice> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(HeadChoice::All);
+    }
+    text.trim()
+        .parse()
+        .map(HeadChoice::One)
+        .with_context(|| format!("'{text}' is not a head; write a number from 0, or all"))
 }
 
 /// Arguments of `embedlens compare`.

@@ -45,7 +45,7 @@ pub const STEPS: [Step; 7] = [
         title: "A lookup is a row",
         question: "A token id goes into the embedding layer. What comes out?",
         choices: Some([
-            "a vector computed from all the rows of the weight matrix",
+            "a vector that depends on the neighbouring words",
             "the one row whose number is the id, copied out",
         ]),
         answer: 2,
@@ -55,7 +55,8 @@ pub const STEPS: [Step; 7] = [
     },
     Step {
         title: "The repeated word",
-        question: "This sentence has a word twice. Do its two lookups return the same vector?",
+        question: "This sentence has a word twice (positions count from 0: position 0 is the \
+                   first word). Do its two lookups return the same vector?",
         choices: Some(["the same vector", "two different vectors"]),
         answer: 1,
         reveal: "Same id, same row, same vector: the distance between the copies is 0.0000. \
@@ -70,8 +71,9 @@ pub const STEPS: [Step; 7] = [
             "no: the id is its only input",
         ]),
         answer: 2,
-        reveal: "The layer receives an id and nothing else, so position cannot change what it \
-                 returns. Whatever comes next gets identical vectors for identical words.",
+        reveal: "The picture beside the matrix is the layer's whole interface: PyTorch's \
+                 Embedding.forward(input) takes the ids and nothing else, so position is wired \
+                 to nothing and cannot change a row. Identical words get identical vectors.",
         setup: Setup::NoPositionInput,
     },
     Step {

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use embedlens::app::{App, DEFAULT_IDS, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
-use embedlens::core::printable::printable;
 use embedlens::core::weights::as_width;
 use embedlens::theme::Theme;
 use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
@@ -24,6 +23,9 @@ fn main() -> ExitCode {
         Some(Command::Compare(compare)) => {
             embedlens::print::compare(compare, &mut std::io::stdout())
         }
+        Some(Command::Attention(attention)) => {
+            embedlens::print::attention(attention, &mut std::io::stdout())
+        }
         Some(Command::Inspect(inspect)) => {
             embedlens::print::inspect(inspect, &mut std::io::stdout())
         }
@@ -33,10 +35,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             // Not `eprintln!`, which panics when stderr cannot be written (a full disk).
-            // Messages quote names from files: escaped, so they cannot act on the terminal.
-            let message = format!("{error:#}");
-            let lines: Vec<_> = message.split('\n').map(printable).collect();
-            let _ = writeln!(std::io::stderr(), "embedlens: {}", lines.join("\n"));
+            let _ = writeln!(std::io::stderr(), "embedlens: {error:#}");
             ExitCode::FAILURE
         }
     }

@@ -11,6 +11,8 @@ pub const CURRENT_MARKER: &str = "▶";
 pub const CURSOR_MARKER: &str = "›";
 /// The marker before other rows the sentence uses.
 pub const USED_MARKER: &str = "•";
+/// The marker before the other copies of the current token in the token strip.
+pub const COPY_MARKER: &str = "◇";
 
 /// The explorer's styles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

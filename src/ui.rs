@@ -10,6 +10,7 @@ mod matrix;
 mod one_hot;
 mod position_table;
 mod readout;
+mod signature;
 mod similarity;
 mod tokens;
 pub mod vector;
@@ -85,6 +86,8 @@ impl Widget for &App {
             matrix::render(self, matrix_area, buf);
             if hidden {
                 lesson::render_guess_first(self, detail_area, buf);
+            } else if lesson::shows_signature(self) {
+                signature::render(self, detail_area, buf);
             } else {
                 render_detail(self, detail_area, buf);
             }
@@ -114,6 +117,9 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
 
 /// The rows the pane beside the matrix would like at a width, borders included.
 fn detail_height(app: &App, width: u16) -> usize {
+    if lesson::shows_signature(app) {
+        return signature::natural_height(app);
+    }
     match app.detail() {
         Detail::Lookups => lookups::natural_height(app, width),
         Detail::Attention => attention::natural_height(app, width),

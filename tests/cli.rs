@@ -577,6 +577,89 @@ fn compare_shows_that_word_order_is_invisible_without_positions() {
     ] {
         assert!(dog_in_a.get(key).is_some(), "{key}");
     }
+    assert_eq!(json["wording"], "reordered");
+    assert!(
+        json.get("same_input_vectors").is_none(),
+        "no positions: the input vectors are the token vectors"
+    );
+    let attention = &json["attention_verdict"];
+    assert_eq!(attention["overall"], "identical");
+    assert_eq!(attention["largest_difference"], 0.0);
+    let words = attention["words"].as_array().unwrap();
+    assert_eq!(words.len(), 3);
+    assert_eq!(words[0]["text"], "dog");
+    assert_eq!((&words[0]["a"], &words[0]["b"]), (&0.into(), &2.into()));
+    assert!(words.iter().all(|word| word["output"] == "identical"));
+    let verdicts: Vec<&str> = json["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sentence| sentence.as_str().unwrap())
+        .collect();
+    assert!(
+        verdicts.contains(
+            &"Attention outputs: identical for all 3 shared words in A and B, bit for bit."
+        ),
+        "{verdicts:?}"
+    );
+}
+
+#[test]
+fn compare_json_judges_input_vectors_and_outputs_with_positions() {
+    let json = json_of(&[
+        "compare",
+        "dog bites man",
+        "man bites dog",
+        "--positions",
+        "learned",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json["same_token_vectors"], true);
+    assert_eq!(json["same_input_vectors"], false);
+    let attention = &json["attention_verdict"];
+    assert_eq!(attention["overall"], "differs");
+    assert!(attention["largest_difference"].as_f64().unwrap() > 0.0);
+    let words = attention["words"].as_array().unwrap();
+    let bites = words.iter().find(|word| word["text"] == "bites").unwrap();
+    assert_eq!(
+        bites["input_vector"], "identical",
+        "bites stands at 1 in both"
+    );
+    let dog = words.iter().find(|word| word["text"] == "dog").unwrap();
+    assert_eq!(dog["input_vector"], "differs");
+    assert_eq!(dog["output"], "differs");
+    let text = json["verdicts"].to_string();
+    assert!(!text.contains("0.0000"), "{text}");
+}
+
+#[test]
+fn compare_says_when_the_words_differ() {
+    let json = json_of(&[
+        "compare",
+        "dog bites man",
+        "dog bites fox",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json["wording"], "different_words");
+    assert_eq!(
+        json["verdicts"][0],
+        "A and B hold different words, not just a different order."
+    );
+    let causal = json_of(&[
+        "compare",
+        "dog bites man",
+        "man bites dog",
+        "--causal",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(causal["attention_verdict"]["overall"], "differs");
+    assert!(
+        causal["verdicts"].to_string().contains("The causal mask"),
+        "{causal}"
+    );
 }
 
 #[test]
@@ -630,6 +713,18 @@ fn compare_under_gpt2_explains_different_pieces() {
 fn compare_table_and_errors() {
     let table = stdout_of(&["compare", "dog bites man", "man bites dog"]);
     assert!(table.contains("same token vectors: yes"), "{table}");
+    assert!(
+        table.contains("Attention outputs: identical for all 3 shared words"),
+        "{table}"
+    );
+    let positions = stdout_of(&[
+        "compare",
+        "dog bites man",
+        "man bites dog",
+        "--positions",
+        "sinusoidal",
+    ]);
+    assert!(positions.contains("same input vectors: no"), "{positions}");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_embedlens"))
         .args(["compare", "dog bites cat", "cat bites dog"])
         .output()

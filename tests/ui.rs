@@ -529,7 +529,7 @@ fn attention_without_positions() {
     let terminal = draw(&app, 120, 40);
     let text = screen_text(&terminal);
     assert!(
-        text.contains("Attention · one head · unmasked · no positions"),
+        text.contains("Attention · one random, untrained head · unmasked · no positions"),
         "{text}"
     );
     assert!(text.contains("No position signal"), "{text}");
@@ -708,7 +708,11 @@ fn compare_mode_without_positions() {
     let text = screen_text(&terminal);
     assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
     assert!(text.contains("A and B are identical"), "{text}");
-    assert!(text.contains("all 3 words get identical outputs"), "{text}");
+    assert!(
+        text.contains("identical for all 3 shared words in A and B"),
+        "{text}"
+    );
+    assert!(!text.contains("leaves a trace"), "{text}");
     assert_snapshot!(terminal.backend());
 }
 
@@ -718,9 +722,12 @@ fn compare_mode_with_learned_positions() {
     press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('p')]);
     let text = screen_text(&draw(&app, 120, 40));
     assert!(
-        text.contains("3 of 3 words get different outputs"),
+        text.contains("3 of 3 words get a different output"),
         "{text}"
     );
+    assert!(text.contains("DIFFERENT INPUT VECTORS"), "{text}");
+    assert!(!text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
+    assert!(!text.contains("0.0000)"), "{text}");
     for width in [50, 80, 200] {
         draw(&app, width, 24);
     }
@@ -752,6 +759,11 @@ fn lesson_question_then_reveal() {
     assert!(
         !hidden.contains("distance 0.0000"),
         "the answer stays hidden: {hidden}"
+    );
+    assert!(hidden.contains("ids hidden until you answer"), "{hidden}");
+    assert!(
+        !hidden.contains("#2") && !hidden.contains("◇"),
+        "no ids or copy marks before the answer: {hidden}"
     );
     press(&mut app, &[KeyCode::Char('1')]);
     let terminal = draw(&app, 120, 40);

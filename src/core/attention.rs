@@ -1,6 +1,6 @@
 //! One head of scaled dot-product self-attention over the input vectors.
 //!
-//! This is the book's `SelfAttention_v1`: queries, keys and values are `x @ W`, scores are
+//! This is the book's `SelfAttention_v2`: queries, keys and values are `x @ W`, scores are
 //! `q · k / sqrt(d)`, each row of scores goes through softmax, and each output is the
 //! weighted sum of the values. `RoPE` rotates the queries and keys before the scores;
 //! `ALiBi` adds its bias to the scores.
@@ -28,14 +28,26 @@ pub struct AttentionWeights {
 }
 
 impl AttentionWeights {
-    /// `torch.manual_seed(seed)`, then `W_query`, `W_key` and `W_value` as `torch.rand(d, d)`
-    /// each, in that order: the book's `SelfAttention_v1(d, d)`.
+    /// `torch.manual_seed(seed)`, then the book's `SelfAttention_v2(d, d, qkv_bias=False)`:
+    /// `W_query`, `W_key` and `W_value` as `nn.Linear(d, d, bias=False)` each, in that order,
+    /// with PyTorch's default initialisation (uniform in ±1/√d). A random, untrained head:
+    /// its weights are soft at every width, but they mean nothing yet.
+    ///
+    /// `nn.Linear` computes `x @ weight.T`; the matrices kept here are the transposes, so
+    /// that `queries = x @ query` as for [`AttentionWeights::new`].
     #[must_use]
     pub fn seeded(dims: usize, seed: u64) -> Self {
         let mut generator = TorchGenerator::manual_seed(seed);
-        let query = generator.rand(dims, dims);
-        let key = generator.rand(dims, dims);
-        let value = generator.rand(dims, dims);
+        let mut linear = || {
+            generator
+                .linear(dims, dims)
+                .t()
+                .as_standard_layout()
+                .into_owned()
+        };
+        let query = linear();
+        let key = linear();
+        let value = linear();
         Self { query, key, value }
     }
 
@@ -367,17 +379,59 @@ mod tests {
     }
 
     #[test]
-    fn seeded_heads_draw_query_key_value_in_order() {
+    fn seeded_heads_are_linear_layers_drawn_query_key_value_in_order() {
         let head = AttentionWeights::seeded(4, 123);
         let mut generator = TorchGenerator::manual_seed(123);
-        assert_eq!(head.query(), &generator.rand(4, 4));
-        assert_eq!(head.key(), &generator.rand(4, 4));
-        assert_eq!(head.value(), &generator.rand(4, 4));
+        assert_eq!(head.query(), generator.linear(4, 4).t());
+        assert_eq!(head.key(), generator.linear(4, 4).t());
+        assert_eq!(head.value(), generator.linear(4, 4).t());
         assert_eq!(head.input_dims(), 4);
+        // torch.manual_seed(123); SelfAttention_v2(4, 4).W_query.weight[:, 0]
         assert_eq!(
             printed(head.query().row(0)),
-            ["0.2961", "0.5166", "0.2517", "0.6886"]
+            ["-0.2039", "-0.4260", "-0.3159", "-0.4244"]
         );
+    }
+
+    #[test]
+    fn the_book_self_attention_v2_comes_out_digit_for_digit() {
+        // torch.manual_seed(789); SelfAttention_v2(3, 2), as the book prints it.
+        let mut generator = TorchGenerator::manual_seed(789);
+        let mut linear = || generator.linear(3, 2).t().to_owned();
+        let (query, key, value) = (linear(), linear(), linear());
+        let head = AttentionWeights::new(query, key, value).unwrap();
+        let attention = self_attention(
+            &journey(),
+            &[0, 1, 2, 3, 4, 5],
+            &head,
+            Mask::None,
+            PositionScheme::None,
+        );
+        let outputs: Vec<Vec<String>> = attention.outputs.iter().map(printed).collect();
+        assert_eq!(
+            outputs,
+            [
+                ["-0.0739", "0.0713"],
+                ["-0.0748", "0.0703"],
+                ["-0.0749", "0.0702"],
+                ["-0.0760", "0.0685"],
+                ["-0.0763", "0.0679"],
+                ["-0.0754", "0.0693"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_seeded_head_stays_soft_on_a_wide_table() {
+        // With uniform [0, 1) weights a 256-wide head saturated: every weight 1 or 0.
+        let table = TorchGenerator::manual_seed(DEFAULT_SEED).embedding(5, 256);
+        let inputs: Vec<Array1<f32>> = table.rows().into_iter().map(|row| row.to_owned()).collect();
+        let positions: Vec<usize> = (0..inputs.len()).collect();
+        let head = AttentionWeights::seeded(256, DEFAULT_SEED);
+        let attention =
+            self_attention(&inputs, &positions, &head, Mask::None, PositionScheme::None);
+        let largest = attention.weights.iter().copied().fold(0.0, f64::max);
+        assert!(largest < 0.99, "largest weight {largest}");
     }
 
     #[test]

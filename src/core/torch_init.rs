@@ -232,6 +232,44 @@ impl TorchGenerator {
         let values = (0..rows * cols).map(|_| self.uniform_f32()).collect();
         Array2::from_shape_vec((rows, cols), values).expect("rows * cols values were made")
     }
+    /// The weight of `nn.Linear(d_in, d_out, bias=False)` created next from this generator,
+    /// laid out as PyTorch holds it: `d_out` rows of `d_in` numbers (the layer computes
+    /// `x @ weight.T`).
+    ///
+    /// PyTorch's default initialisation is `kaiming_uniform_(weight, a=sqrt(5))`, which is
+    /// `uniform_(-bound, bound)` with `bound = 1/sqrt(d_in)` (computed in double precision as
+    /// `sqrt(3) * sqrt(2 / (1 + sqrt(5)²)) / sqrt(d_in)`, then rounded to float32). Each element takes
+    /// one 32-bit draw, in memory order, and becomes `u * (to - from) + from` in float32 with
+    /// one rounding (a fused multiply-add, as PyTorch's AVX2 kernel computes it), where `u` is
+    /// the draw's low 24 bits times 2^-24.
+    ///
+    /// # Panics
+    /// Never: the buffer always holds `d_out * d_in` values.
+    #[must_use]
+    pub fn linear(&mut self, d_in: usize, d_out: usize) -> Array2<f32> {
+        let bound = linear_bound(d_in);
+        let (from, to) = (-bound, bound);
+        let span = to - from;
+        let values = (0..d_out * d_in)
+            .map(|_| self.uniform_f32().mul_add(span, from))
+            .collect();
+        Array2::from_shape_vec((d_out, d_in), values).expect("d_out * d_in values were made")
+    }
+}
+
+/// `1/sqrt(d_in)` as `kaiming_uniform_(a=sqrt(5))` computes it, rounded to float32.
+fn linear_bound(d_in: usize) -> f32 {
+    // calculate_gain("leaky_relu", sqrt(5)): sqrt(5) squared is a hair above 5 in doubles.
+    let slope = 5.0f64.sqrt();
+    let gain = (2.0 / (1.0 + slope * slope)).sqrt();
+    #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
+    let std = gain / (d_in as f64).sqrt();
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "PyTorch passes the bound to a float32 tensor"
+    )]
+    let bound = (3.0f64.sqrt() * std) as f32;
+    bound
 }
 
 /// Box-Muller over every whole block of 16, with the fastest exact code the CPU allows.
@@ -382,6 +420,7 @@ mod tests {
     use serde_json::Value;
 
     const REFERENCE: &str = include_str!("../../tests/fixtures/torch-embedding-init.json");
+    const LINEAR_REFERENCE: &str = include_str!("../../tests/fixtures/torch-linear-init.json");
 
     /// Runs a recipe such as `manual_seed(42); Embedding(5,3); Embedding(4,3)`.
     fn run_recipe(recipe: &str) -> Vec<Array2<f32>> {
@@ -418,6 +457,32 @@ mod tests {
                             expected_bits,
                             "{name}: element [{r}, {c}] is {} but PyTorch gives {}",
                             layer[[r, c]],
+                            f32::from_bits(expected_bits)
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn linear_layers_match_pytorch_bit_for_bit() {
+        let reference: Value = serde_json::from_str(LINEAR_REFERENCE).unwrap();
+        let cases = reference["cases"].as_object().unwrap();
+        assert!(cases.len() >= 5);
+        for (name, case) in cases {
+            let number = |key: &str| usize::try_from(case[key].as_u64().unwrap()).unwrap();
+            let mut generator = TorchGenerator::manual_seed(case["seed"].as_u64().unwrap());
+            for (layer, expected) in case["bits"].as_array().unwrap().iter().enumerate() {
+                let weight = generator.linear(number("d_in"), number("d_out"));
+                for (r, expected_row) in expected.as_array().unwrap().iter().enumerate() {
+                    for (c, bits) in expected_row.as_array().unwrap().iter().enumerate() {
+                        let expected_bits = u32::try_from(bits.as_u64().unwrap()).unwrap();
+                        assert_eq!(
+                            weight[[r, c]].to_bits(),
+                            expected_bits,
+                            "{name}, layer {layer}: [{r}, {c}] is {} but PyTorch gives {}",
+                            weight[[r, c]],
                             f32::from_bits(expected_bits)
                         );
                     }

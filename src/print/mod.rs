@@ -6,6 +6,7 @@
 
 mod csv;
 mod json;
+mod layer0;
 mod table;
 
 use std::io::{self, BufWriter, Write};
@@ -19,6 +20,7 @@ use crate::core::positional::PositionScheme;
 use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel};
 use csv::{lookup_csv, matrix_csv};
 use json::{compare_json, lookup_json, matrix_json};
+pub use layer0::attention;
 use table::{compare_table, lookup_table, matrix_table};
 
 /// Prints each token's lookup: position, text, id, token vector, position vector, input vector.
@@ -87,6 +89,22 @@ fn write_or_stop<W: Write>(
 /// writing fails.
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     let model = args.table.model(DEFAULT_CONTEXT_LENGTH)?;
+    let mut seeded_note = None;
+    if let Some(path) = &args.table.model.model {
+        match layer0::layer_of(path)? {
+            Ok(layer) => {
+                return layer0::compare_real(
+                    &model,
+                    &layer,
+                    [&args.first, &args.second],
+                    !args.table.model.no_special_tokens,
+                    args.table.format == Format::Json,
+                    out,
+                );
+            }
+            Err(why) => seeded_note = Some(format!("a seeded head stands in: {why}")),
+        }
+    }
     let mask = if args.causal {
         Mask::Causal
     } else {
@@ -100,9 +118,16 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
         mask,
         args.table.seed,
     )?;
-    write_or_stop(out, |out| match args.table.format {
-        Format::Json => compare_json(&comparison, out),
-        Format::Table | Format::Csv => compare_table(&comparison, out),
+    write_or_stop(out, |out| {
+        if let Some(note) = &seeded_note
+            && args.table.format != Format::Json
+        {
+            writeln!(out, "{note}")?;
+        }
+        match args.table.format {
+            Format::Json => compare_json(&comparison, out),
+            Format::Table | Format::Csv => compare_table(&comparison, out),
+        }
     })
 }
 
@@ -167,6 +192,7 @@ mod tests {
             Command::Matrix(matrix_args) => matrix(&matrix_args, &mut out)?,
             Command::Inspect(inspect_args) => inspect(&inspect_args, &mut out)?,
             Command::Compare(compare_args) => compare(&compare_args, &mut out)?,
+            Command::Attention(attention_args) => attention(&attention_args, &mut out)?,
         }
         Ok(String::from_utf8(out)?)
     }

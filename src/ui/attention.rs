@@ -179,9 +179,12 @@ fn title(app: &App, width: u16) -> String {
         PositionScheme::Rope => "rope",
         PositionScheme::Alibi => "alibi",
     };
-    let full = format!(" Attention · one head · {mask} · {positions} ");
+    let full = format!(" Attention · one random, untrained head · {mask} · {positions} ");
+    let short = format!(" Attention · random head · {mask} · {positions} ");
     if full.width() + 2 <= usize::from(width) {
         full
+    } else if short.width() + 2 <= usize::from(width) {
+        short
     } else {
         format!(" Attention · {mask} · {positions} ")
     }

@@ -1,36 +1,44 @@
 //! Compare mode: two word orders side by side, and whether the model can tell them apart.
 
-use ndarray::{Array1, ArrayView1};
+use ndarray::ArrayView1;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::vector::{format_value, is_wide, pad, values_per_line, wide_line};
+use super::vector::{format_value, is_wide, pad, values_per_line, wide_line, wrap_words};
 use crate::app::App;
-use crate::core::compare::{ComparedSentence, Comparison};
-use crate::core::weights::TokenLookup;
+use crate::core::compare::{Comparison, Wording};
 use crate::theme::Theme;
 
 /// Columns of a token's label: marker, position, text, id, partner.
 const LABEL_WIDTH: usize = 27;
-/// Lines of findings below the two columns.
-const SUMMARY_LINES: usize = 9;
 
-/// The rows the pane would like: both sentences' tokens, the findings, borders.
-pub(super) fn natural_height(app: &App, _width: u16) -> usize {
-    let tokens = app
-        .compare()
-        .and_then(|_| app.comparison().ok())
-        .map_or(3, |comparison| {
-            comparison
-                .sentences
+/// The rows the pane would like: both sentences' tokens, the findings as wrapped, borders.
+pub(super) fn natural_height(app: &App, width: u16) -> usize {
+    let Some(comparison) = app.compare().and_then(|_| app.comparison().ok()) else {
+        return 3 + 2;
+    };
+    let tokens = comparison
+        .sentences
+        .iter()
+        .map(|sentence| sentence.lookups.len())
+        .max()
+        .unwrap_or(0);
+    let inner = usize::from(width).saturating_sub(2).max(1);
+    let findings: usize = summary_lines(app, comparison)
+        .iter()
+        .map(|line| {
+            let text: String = line
+                .spans
                 .iter()
-                .map(|sentence| sentence.lookups.len())
-                .max()
-                .unwrap_or(0)
-        });
-    tokens + SUMMARY_LINES + 4
+                .map(|span| span.content.as_ref())
+                .collect();
+            wrap_words(&text, inner).len().max(1)
+        })
+        .sum();
+    tokens + 1 + findings + 2
 }
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
@@ -66,15 +74,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|sentence| sentence.lookups.len())
         .max()
         .unwrap_or(0);
-    // A long sentence's rows must not push the findings (and what was left out) off screen.
-    let summary_room = u16::try_from(SUMMARY_LINES)
-        .unwrap_or(u16::MAX)
-        .min(inner.height / 2);
-    let columns_height = u16::try_from(rows + 1)
-        .unwrap_or(u16::MAX)
-        .min(inner.height.saturating_sub(summary_room));
+    let columns_height = u16::try_from(rows + 1).unwrap_or(u16::MAX);
     let [columns, summary] = inner.layout(&Layout::vertical([
-        Constraint::Length(columns_height),
+        Constraint::Max(columns_height),
         Constraint::Fill(1),
     ]));
     let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
@@ -104,30 +106,21 @@ fn sentence_lines(
     let sentence = &comparison.sentences[index];
     let name = if index == 0 { "A" } else { "B" };
     let other = if index == 0 { "B" } else { "A" };
-    let mut header = vec![Span::styled(format!("{name}: "), theme.title())];
-    if sentence.left_out() > 0 {
-        header.push(Span::styled(
-            format!(
-                "first {} of {} tokens · ",
-                sentence.lookups.len(),
-                sentence.token_count
-            ),
-            theme.warning(),
-        ));
-    }
-    // The header shows one line of the sentence; a pasted book needs no more than that.
-    let shown: String = sentence.text.chars().take(usize::from(width)).collect();
-    header.push(Span::styled(shown, theme.title()));
-    let mut lines = vec![Line::from(header)];
+    let mut lines = vec![Line::styled(
+        format!("{name}: {}", sentence.text),
+        theme.title(),
+    )];
     let values = usize::from(width).saturating_sub(LABEL_WIDTH + 1);
     for (position, lookup) in sentence.lookups.iter().enumerate() {
-        let partner = comparison.links.iter().find_map(|&(a, b)| match index {
-            0 if a == position => Some(b),
-            1 if b == position => Some(a),
-            _ => None,
+        let word = comparison.verdicts.words.iter().find(|word| match index {
+            0 => word.a == position,
+            _ => word.b == position,
         });
-        let (marker, style) = match partner {
-            Some(_) => ("=", theme.used()),
+        let partner = word.map(|word| if index == 0 { word.b } else { word.a });
+        // The mark speaks of the vector shown beside it: the input vector.
+        let (marker, style) = match word {
+            Some(word) if word.input_vector.is_identical() => ("=", theme.used()),
+            Some(_) => ("≠", theme.muted()),
             None => ("≠", theme.warning()),
         };
         let link = partner.map_or_else(|| format!("no {other}"), |p| format!("{other}{p}"));
@@ -171,30 +164,33 @@ fn vector_spans(
         .collect()
 }
 
-/// The findings: same set or not, the mean, attention's outputs, and sub-word surprises.
+/// The findings, as core judged them: the words, the token and input vectors, the mean,
+/// attention's outputs and why, sub-word surprises, and what the labels mean.
 fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
     let theme = app.theme();
-    let [a, b] = &comparison.sentences;
-    let mut lines = Vec::new();
-    if let Some(note) = comparison.left_out_note() {
-        lines.push(Line::styled(note, theme.warning()));
-    }
-    let (badge, verdict) = if comparison.same_token_vectors {
-        (
-            " = SAME SET OF TOKEN VECTORS ",
-            "Every word brings the same vector in both orders: the layer hands the model the same set, only arranged differently.",
-        )
-    } else {
-        (
-            " ≠ DIFFERENT TOKEN VECTORS ",
-            "The two sentences do not bring the same vectors: some word was looked up under another id.",
-        )
+    let verdicts = &comparison.verdicts;
+    let [a, _] = &comparison.sentences;
+    let different = theme.warning().add_modifier(Modifier::REVERSED);
+    let (badge, style) = match verdicts.same_input_vectors {
+        Some(true) => (" = SAME SET OF INPUT VECTORS ", theme.current()),
+        Some(false) => (" ≠ DIFFERENT INPUT VECTORS ", different),
+        None if verdicts.same_token_vectors => (" = SAME SET OF TOKEN VECTORS ", theme.current()),
+        None => (" ≠ DIFFERENT TOKEN VECTORS ", different),
     };
-    lines.push(Line::from(vec![
-        Span::styled(badge, theme.current()),
+    let wording_style = if verdicts.wording == Wording::DifferentWords {
+        theme.warning()
+    } else {
+        Style::new()
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(badge, style),
         Span::raw(" "),
-        Span::raw(verdict),
-    ]));
+        Span::styled(verdicts.wording_sentence(), wording_style),
+    ])];
+    lines.push(Line::raw(verdicts.token_sentence()));
+    if let Some(sentence) = verdicts.input_sentence(comparison.scheme) {
+        lines.push(Line::raw(sentence));
+    }
     let mean = if comparison.same_mean_vector {
         Span::styled("identical", theme.finding())
     } else {
@@ -205,88 +201,37 @@ fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
         mean,
         Span::raw(format!(" ({})", preview(a.mean_token_vector.view()))),
     ]));
-    lines.extend(attention_lines(app, comparison, a, b));
+    let attention_style = if verdicts.attention.is_identical() {
+        theme.finding()
+    } else {
+        theme.warning()
+    };
+    lines.push(Line::styled(verdicts.attention_sentence(), attention_style));
+    for cause in &verdicts.causes {
+        lines.push(Line::styled(cause.to_string(), theme.muted()));
+    }
     for difference in &comparison.id_differences {
         lines.push(Line::styled(difference.clone(), theme.warning()));
     }
+    if let Some(legend) = legend(comparison) {
+        lines.push(Line::styled(legend, theme.muted()));
+    }
     lines
 }
 
-/// What attention makes of each word in both orders: the same output, or not.
-fn attention_lines(
-    app: &App,
-    comparison: &Comparison,
-    a: &ComparedSentence,
-    b: &ComparedSentence,
-) -> Vec<Line<'static>> {
-    let theme = app.theme();
-    let mut same = 0;
-    let mut differing: Vec<(String, f64)> = Vec::new();
-    for &(i, j) in &comparison.links {
-        let (Some(left), Some(right)) = (a.attention.outputs.get(i), b.attention.outputs.get(j))
-        else {
-            continue;
-        };
-        if bits_equal(left, right) {
-            same += 1;
-        } else {
-            differing.push((word(&a.lookups[i]), max_difference(left, right)));
-        }
-    }
-    let total = comparison.links.len();
-    let mut lines = Vec::new();
-    if total == 0 {
-        return lines;
-    }
-    if differing.is_empty() {
-        lines.push(Line::from(vec![
-            Span::styled("Attention: ", theme.title()),
-            Span::styled(
-                format!("all {same} words get identical outputs in both orders"),
-                theme.finding(),
-            ),
-            Span::raw(
-                ": with no position signal, attention cannot tell who bit whom (p adds positions, u the causal mask).",
-            ),
-        ]));
+/// What a label such as `B2` and the `=`/`≠` marks mean, said once with a real example.
+fn legend(comparison: &Comparison) -> Option<String> {
+    let &(i, j) = comparison.links.first()?;
+    let word = &comparison.sentences[0].lookups[i].token.text;
+    let shown = if comparison.verdicts.same_input_vectors.is_some() {
+        "input vector"
     } else {
-        let examples: Vec<String> = differing
-            .iter()
-            .take(4)
-            .map(|(word, difference)| format!("{word} (by up to {difference:.4})"))
-            .collect();
-        lines.push(Line::from(vec![
-            Span::styled("Attention: ", theme.title()),
-            Span::styled(
-                format!("{} of {total} words get different outputs", differing.len()),
-                theme.warning(),
-            ),
-            Span::raw(format!(
-                " in the two orders: {}. Order now leaves a trace.",
-                examples.join(", ")
-            )),
-        ]));
-    }
-    lines
-}
-
-fn word(lookup: &TokenLookup) -> String {
-    format!("'{}'", lookup.token.text)
-}
-
-fn bits_equal(left: &Array1<f32>, right: &Array1<f32>) -> bool {
-    left.len() == right.len()
-        && left
-            .iter()
-            .zip(right.iter())
-            .all(|(x, y)| x.to_bits() == y.to_bits())
-}
-
-fn max_difference(left: &Array1<f32>, right: &Array1<f32>) -> f64 {
-    left.iter()
-        .zip(right.iter())
-        .map(|(&x, &y)| (f64::from(x) - f64::from(y)).abs())
-        .fold(0.0, f64::max)
+        "vector"
+    };
+    Some(format!(
+        "B{j} beside '{word}' in A: the same token stands at index {j} of B. = its {shown} \
+         there is the same, ≠ it differs or the token is not in the other sentence."
+    ))
 }
 
 /// The first few values of a vector, for a line of prose.

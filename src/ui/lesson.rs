@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::app::App;
-use crate::lesson::STEPS;
+use crate::lesson::{STEPS, Setup};
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
@@ -52,16 +52,19 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
     }
     if progress.revealed() {
+        // Right and wrong differ in marker and in colour, so neither depends on colour alone.
         let verdict = match progress.answered {
-            Some(answer) if answer == step.answer => "Right, and the panes above show it. ",
-            Some(_) => "Not quite: look at the panes above. ",
-            None => "",
+            Some(answer) if answer == step.answer => {
+                Span::styled("✔ Right, and the panes above show it. ", theme.finding())
+            }
+            Some(_) => Span::styled("✘ Not quite: the panes above show why. ", theme.warning()),
+            None => Span::raw(""),
         };
-        lines.push(Line::from(vec![
-            Span::styled(verdict, theme.finding()),
-            Span::raw(step.reveal),
-        ]));
+        lines.push(Line::from(vec![verdict, Span::raw(step.reveal)]));
+        // The copies' distance answers the repeated-word step; before it, it would give
+        // that answer away.
         if app.compare().is_none()
+            && step.setup != Setup::RowLookup
             && let Some(finding) = super::readout::finding(app)
         {
             lines.push(finding);
@@ -82,6 +85,20 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .wrap(Wrap { trim: true })
         .block(super::pane(title, true, theme))
         .render(area, buf);
+}
+
+/// Whether a lesson question waits for its answer: then nothing on screen may give the answer
+/// away (ids, copy marks, marked rows, distances).
+pub(super) fn hides_answers(app: &App) -> bool {
+    app.lesson().is_some_and(|progress| !progress.revealed())
+}
+
+/// Whether the lesson's "no input for position" step is showing its answer: then the pane
+/// beside the matrix draws what the layer takes in.
+pub(super) fn shows_signature(app: &App) -> bool {
+    app.lesson().is_some_and(|progress| {
+        progress.revealed() && progress.content().setup == Setup::NoPositionInput
+    })
 }
 
 /// Stands in for the pane that would give the answer away before the learner guesses.

@@ -17,7 +17,7 @@ use crate::app::App;
 use crate::core::positional::PositionVector;
 use crate::core::vocabulary::copies_of;
 use crate::core::weights::TokenLookup;
-use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
+use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// Tokens on either side of the current one that the layout looks at: more than fit a screen.
 const NEAR_TOKENS: usize = 64;
@@ -194,7 +194,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         let marker = if index == app.step() {
             CURRENT_MARKER
         } else if copies.binary_search(&index).is_ok() {
-            USED_MARKER
+            COPY_MARKER
         } else {
             " "
         };
@@ -254,7 +254,7 @@ fn token_lines(
     let token = &lookup.token;
     let label_style = match marker {
         CURRENT_MARKER => theme.current(),
-        USED_MARKER => theme.used(),
+        COPY_MARKER => theme.used(),
         _ => Style::new(),
     };
     let id = token.id.map_or_else(|| "—".to_owned(), |id| id.to_string());

@@ -94,7 +94,12 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let header = lines_per_row == 1;
     let height = usize::from(inner.height).saturating_sub(usize::from(header));
     let shown = window(model.rows(), height / lines_per_row, app.matrix_cursor());
-    let current_id = app.current_token().and_then(|token| token.id);
+    // During a lesson question the marks would answer it (two copies, one marked row).
+    let hidden = super::lesson::hides_answers(app);
+    let current_id = app
+        .current_token()
+        .and_then(|token| token.id)
+        .filter(|_| !hidden);
 
     let mut lines = Vec::new();
     if header {
@@ -118,7 +123,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             (CURRENT_MARKER, Some(theme.current()))
         } else if id == app.matrix_cursor() {
             (CURSOR_MARKER, Some(theme.cursor()))
-        } else if app.uses_row(id) {
+        } else if !hidden && app.uses_row(id) {
             (USED_MARKER, Some(theme.used()))
         } else {
             (" ", None)

@@ -10,8 +10,9 @@ use unicode_width::UnicodeWidthStr;
 
 use super::vector::{HEAT_LEGEND, display_width, fit, heat_glyph, pad, window, wrap_words};
 use crate::app::{App, MAX_VIEW_TOKENS};
+use crate::core::verdict::Direction;
 use crate::core::vocabulary::copies_of;
-use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
+use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// The widest a token's text may be in a row label or a nearest-rows list.
 const TOKEN_WIDTH_LIMIT: usize = 10;
@@ -256,7 +257,7 @@ impl HeatMap {
             let (marker, style) = if Some(row) == members.current {
                 (CURRENT_MARKER, theme.current())
             } else if copies.binary_search(&index).is_ok() {
-                (USED_MARKER, theme.used())
+                (COPY_MARKER, theme.used())
             } else {
                 (" ", Style::new())
             };
@@ -457,13 +458,24 @@ fn finding_lines(
         )
     };
     lines.extend(wrapped(&finding, width, theme.finding()));
-    let explanation = if app.overlay() {
-        "Each position adds its own vector, so the same word points a little differently at each \
-         place."
+    let explanation = if !app.overlay() {
+        "The lookup sees only the id, not where the word stands; p adds positions.".to_owned()
+    } else if identical || !value.is_finite() {
+        String::new()
     } else {
-        "The lookup sees only the id, not where the word stands; p adds positions."
+        match Direction::of_cosine(value) {
+            Direction::Same => "Each position adds its own vector, yet here the copies still \
+                                point the same way to four decimals."
+                .to_owned(),
+            direction => format!(
+                "Each position adds its own vector, so the two copies of one word now point {}.",
+                direction.phrase()
+            ),
+        }
     };
-    lines.extend(wrapped(explanation, width, theme.muted()));
+    if !explanation.is_empty() {
+        lines.extend(wrapped(&explanation, width, theme.muted()));
+    }
     lines
 }
 
@@ -517,6 +529,9 @@ fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         width,
         theme.title(),
     );
+    if !model.is_trained() {
+        lines.extend(wrapped(RANDOM_NEIGHBOURS, width, theme.warning()));
+    }
     let id_width = model.rows().saturating_sub(1).to_string().len();
     let token_width = from_token
         .iter()
@@ -546,6 +561,10 @@ fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     lines.extend(side_by_side(left, list(INPUT_HEADING, from_input), width));
     lines
 }
+
+/// Said wherever the nearest rows of a random table show, so they never pose as meaning.
+const RANDOM_NEIGHBOURS: &str = "This is an untrained, randomly initialised table: its nearest \
+                                 rows are noise, not related words.";
 
 /// How one nearest-rows list is drawn.
 struct Nearest {

@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use super::vector::{fit, window};
 use crate::app::App;
 use crate::core::vocabulary::{Token, copies_of};
-use crate::theme::{CURRENT_MARKER, Theme, USED_MARKER};
+use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// The longest a token's text may be in its chip.
 const CHIP_TEXT_WIDTH: usize = 16;
@@ -17,7 +17,10 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let count = app.tokens().len();
     let unknown = app.tokens().iter().any(|token| token.id.is_none());
-    let title = if unknown {
+    let hidden = super::lesson::hides_answers(app);
+    let title = if hidden {
+        format!(" Tokens · {count} · position text · ids hidden until you answer ")
+    } else if unknown {
         format!(
             " Tokens · {count} · position text #id · #? = not in the {} vocabulary ",
             app.model().label()
@@ -36,7 +39,11 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .render(inner, buf);
         return;
     }
-    let copies = copies_of(app.tokens(), app.step());
+    let copies = if hidden {
+        Vec::new()
+    } else {
+        copies_of(app.tokens(), app.step())
+    };
     let width = usize::from(inner.width);
     // Only the chips that could be on screen are laid out: at most one per three cells on
     // either side of the current token, so a frame costs the same for 10 tokens or 10,000.
@@ -55,11 +62,11 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         let marker = if current {
             CURRENT_MARKER
         } else if copies.binary_search(&index).is_ok() {
-            USED_MARKER
+            COPY_MARKER
         } else {
             " "
         };
-        let chip = chip(token, marker, current, theme);
+        let chip = chip(token, marker, current, hidden, theme);
         let chip_width: usize = chip.iter().map(Span::width).sum();
         if line_width > 0 && line_width + chip_width > width {
             lines.push(Vec::new());
@@ -83,10 +90,18 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(text).render(inner, buf);
 }
 
-fn chip(token: &Token, marker: &'static str, current: bool, theme: Theme) -> Vec<Span<'static>> {
-    let id = token
-        .id
-        .map_or_else(|| "#?".to_owned(), |id| format!("#{id}"));
+fn chip(
+    token: &Token,
+    marker: &'static str,
+    current: bool,
+    hidden: bool,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    let id = match token.id {
+        _ if hidden => "#…".to_owned(),
+        Some(id) => format!("#{id}"),
+        None => "#?".to_owned(),
+    };
     let text = fit(&token.text, CHIP_TEXT_WIDTH);
     if current {
         let style = theme.current();
@@ -100,7 +115,7 @@ fn chip(token: &Token, marker: &'static str, current: bool, theme: Theme) -> Vec
     } else {
         theme.warning()
     };
-    let text_style = if marker == USED_MARKER {
+    let text_style = if marker == COPY_MARKER {
         theme.used()
     } else {
         ratatui::style::Style::new()

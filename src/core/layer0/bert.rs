@@ -137,10 +137,7 @@ pub fn load(
         causal: false,
         scale: inverse_sqrt(head_dims),
         context_length: positions.saturating_sub(position_offset),
-        notes: vec![
-            format!("{heads} heads of {head_dims} (num_attention_heads in config.json)"),
-            format!("embeddings LayerNorm: {eps_note}"),
-        ],
+        notes: vec![format!("embeddings LayerNorm: {eps_note}")],
     }
     .build()
 }

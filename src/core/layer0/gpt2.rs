@@ -104,10 +104,7 @@ pub fn load(
         causal: true,
         scale: inverse_sqrt(head_dims),
         context_length: positions,
-        notes: vec![
-            format!("{heads} heads of {head_dims} (n_head in config.json)"),
-            format!("ln_1: {eps_note}"),
-        ],
+        notes: vec![format!("ln_1: {eps_note}")],
     }
     .build()
 }

@@ -96,9 +96,6 @@ pub fn load(
             )));
         }
     };
-    notes.push(format!(
-        "{heads} query heads, {kv_heads} key/value heads, {head_dims} numbers each"
-    ));
 
     let block = format!("{prefix}layers.0.");
     let norm_weight = format!("{block}input_layernorm.weight");

@@ -10,7 +10,6 @@ use super::build::read_tables;
 use super::checkpoint::Checkpoint;
 use super::detect::detect;
 use super::locate::file_name;
-use crate::core::printable::printable;
 
 /// Everything a checkpoint holds, from its headers alone.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,16 +96,15 @@ impl fmt::Display for Inspection {
             self.source.display(),
             self.tensors.len()
         )?;
-        // Names come from the file: escaped, so they cannot act on the terminal.
         let rows: Vec<[String; 4]> = self
             .tensors
             .iter()
             .map(|t| {
                 [
-                    printable(&t.name).into_owned(),
-                    printable(&t.dtype).into_owned(),
+                    t.name.clone(),
+                    t.dtype.clone(),
                     shape_text(&t.shape),
-                    printable(&file_name(&t.file)).into_owned(),
+                    file_name(&t.file),
                 ]
             })
             .collect();
@@ -118,29 +116,27 @@ impl fmt::Display for Inspection {
             }
         }
         writeln!(f)?;
-        // Padded by hand: a format width (`{:<w$}`) cannot exceed 65,535, and a name can.
-        let gap = |cell: &str, width: usize| " ".repeat(width - cell.chars().count());
         for row in std::iter::once(&header).chain(&rows) {
             writeln!(
                 f,
-                "{}{}  {}{}  {}{}  {}",
+                "{:<w0$}  {:<w1$}  {:>w2$}  {}",
                 row[0],
-                gap(&row[0], widths[0]),
                 row[1],
-                gap(&row[1], widths[1]),
-                gap(&row[2], widths[2]),
                 row[2],
                 row[3],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2],
             )?;
         }
         writeln!(f, "\ndetected:")?;
         for sentence in &self.detection {
-            writeln!(f, "  {}", printable(sentence))?;
+            writeln!(f, "  {sentence}")?;
         }
         if !self.warnings.is_empty() {
             writeln!(f, "\nwarnings:")?;
             for warning in &self.warnings {
-                writeln!(f, "  {}", printable(warning))?;
+                writeln!(f, "  {warning}")?;
             }
         }
         Ok(())

@@ -15,6 +15,7 @@ mod build;
 mod checkpoint;
 mod detect;
 mod inspect;
+mod layer0;
 mod locate;
 mod safetensors;
 #[cfg(test)]
@@ -32,6 +33,7 @@ use locate::label_of;
 
 pub use detect::{LearnedOrigin, NoPositions, PositionSource};
 pub use inspect::{Inspection, TensorSummary, inspect};
+pub use layer0::open_layer0;
 
 /// BERT's `LayerNorm` eps when `config.json` does not give `layer_norm_eps`.
 pub const DEFAULT_LAYER_NORM_EPS: f32 = 1e-12;

@@ -1,0 +1,373 @@
+//! `embedlens attention` and `embedlens compare --model`: the model's own layer 0, printed.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use serde::Serialize;
+
+use super::write_or_stop;
+use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
+use crate::core::layer0::claim::judge;
+use crate::core::layer0::{Layer0, Layer0Run, Unavailable};
+use crate::core::model_file::open_layer0;
+use crate::core::weights::EmbeddingModel;
+
+/// Prints the model's own layer 0 for a sentence: each chosen head's weights and context, and
+/// each token's output (all heads' contexts side by side, before the output projection).
+///
+/// # Errors
+/// When no model is given, the model has no usable layer 0 (the message says why), a token
+/// has no id, a head does not exist, or writing fails.
+pub fn attention(args: &AttentionArgs, out: &mut impl Write) -> Result<()> {
+    let Some(path) = &args.model.model else {
+        bail!("attention runs a model's own first layer: give the model with --model PATH");
+    };
+    let Some(model) = args.model.open()? else {
+        bail!("attention needs --model PATH");
+    };
+    let layer = real_layer(path)?;
+    let tokens = match (&args.ids, &args.sentence) {
+        (Some(ids), _) => model.tokens_from_ids(ids)?,
+        (None, Some(sentence)) => model.tokenize_with(sentence, !args.model.no_special_tokens)?,
+        (None, None) => bail!("give a sentence, or token ids with --ids"),
+    };
+    let mut ids = Vec::with_capacity(tokens.len());
+    for token in &tokens {
+        match token.id {
+            Some(id) => ids.push(id),
+            None => bail!("\"{}\" has no id in the model's vocabulary", token.text),
+        }
+    }
+    let heads: Vec<usize> = match args.head {
+        HeadChoice::All => (0..layer.heads()).collect(),
+        HeadChoice::One(head) if head < layer.heads() => vec![head],
+        HeadChoice::One(head) => bail!(
+            "head {head} does not exist: layer 0 has {} heads, 0 to {}",
+            layer.heads(),
+            layer.heads() - 1
+        ),
+    };
+    let run = layer.run(&ids, !args.no_positions)?;
+    let texts: Vec<String> = tokens.iter().map(|token| token.text.clone()).collect();
+    write_or_stop(out, |out| match args.format {
+        AttentionFormat::Json => attention_json(&model, &layer, &run, &texts, &heads, out),
+        AttentionFormat::Table => attention_table(&model, &layer, &run, &texts, &heads, out),
+    })
+}
+
+/// Layer 0 of the model at `path`, or an error that says why it cannot be computed.
+fn real_layer(path: &Path) -> Result<Layer0> {
+    match open_layer0(path)? {
+        Ok(layer) => Ok(layer),
+        Err(why) => bail!(
+            "{}: the model's own layer 0 cannot be computed: {why}",
+            path.display()
+        ),
+    }
+}
+
+/// The model's layer 0 when it has a usable one, else why not.
+///
+/// # Errors
+/// When the files cannot be read.
+pub(super) fn layer_of(path: &Path) -> Result<Result<Layer0, Unavailable>> {
+    open_layer0(path)
+}
+
+fn family(layer: &Layer0) -> String {
+    match layer.model_type() {
+        Some(kind) => format!("{} ({kind})", layer.architecture()),
+        None => layer.architecture().to_string(),
+    }
+}
+
+/// `embedlens attention --format json`.
+#[derive(Serialize)]
+struct AttentionJson<'a> {
+    model: &'a str,
+    family: String,
+    positions: bool,
+    causal: bool,
+    query_heads: usize,
+    key_value_heads: usize,
+    head_width: usize,
+    heads: Vec<HeadJson>,
+    tokens: Vec<TokenJson<'a>>,
+}
+
+/// One head: its weights (tokens × tokens) and context (tokens × head width).
+#[derive(Serialize)]
+struct HeadJson {
+    head: usize,
+    weights: Vec<Vec<f32>>,
+    context: Vec<Vec<f32>>,
+}
+
+/// One token and its layer-0 output.
+#[derive(Serialize)]
+struct TokenJson<'a> {
+    text: &'a str,
+    id: usize,
+    output: Vec<f32>,
+}
+
+fn token_json<'a>(run: &Layer0Run, texts: &'a [String]) -> Vec<TokenJson<'a>> {
+    texts
+        .iter()
+        .zip(&run.ids)
+        .zip(run.outputs.rows())
+        .map(|((text, &id), output)| TokenJson {
+            text,
+            id,
+            output: output.to_vec(),
+        })
+        .collect()
+}
+
+fn attention_json(
+    model: &EmbeddingModel,
+    layer: &Layer0,
+    run: &Layer0Run,
+    texts: &[String],
+    heads: &[usize],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let heads = heads
+        .iter()
+        .map(|&head| {
+            let result = &run.heads[head];
+            HeadJson {
+                head,
+                weights: result
+                    .weights
+                    .rows()
+                    .into_iter()
+                    .map(|row| row.iter().map(|&w| round(w)).collect())
+                    .collect(),
+                context: result
+                    .context
+                    .rows()
+                    .into_iter()
+                    .map(|row| row.to_vec())
+                    .collect(),
+            }
+        })
+        .collect();
+    let value = AttentionJson {
+        model: model.label(),
+        family: family(layer),
+        positions: run.with_positions,
+        causal: layer.is_causal(),
+        query_heads: layer.heads(),
+        key_value_heads: layer.kv_heads(),
+        head_width: layer.head_dims(),
+        heads,
+        tokens: token_json(run, texts),
+    };
+    serde_json::to_writer(&mut *out, &value)?;
+    writeln!(out)
+}
+
+/// An attention weight as the float32 PyTorch would hold.
+fn round(weight: f64) -> f32 {
+    crate::core::layer0::linear::round_to_f32(weight)
+}
+
+fn attention_table(
+    model: &EmbeddingModel,
+    layer: &Layer0,
+    run: &Layer0Run,
+    texts: &[String],
+    heads: &[usize],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}: layer 0 of a {} model, {} query heads, {} key/value heads, {} numbers each",
+        model.label(),
+        family(layer),
+        layer.heads(),
+        layer.kv_heads(),
+        layer.head_dims()
+    )?;
+    writeln!(out, "{}", positions_line(layer, run.with_positions))?;
+    for note in layer.notes() {
+        writeln!(out, "  {note}")?;
+    }
+    let labels: Vec<String> = texts
+        .iter()
+        .enumerate()
+        .map(|(index, text)| format!("{index} {}", printable(text)))
+        .collect();
+    let label_width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    for &head in heads {
+        let result = &run.heads[head];
+        writeln!(
+            out,
+            "\nhead {head} (key/value head {}): weights, row = query token, column = key token",
+            head / (layer.heads() / layer.kv_heads())
+        )?;
+        for (label, row) in labels.iter().zip(result.weights.rows()) {
+            let mut line = format!("{label:<label_width$}");
+            for weight in row {
+                let _ = write!(line, " {weight:.4}");
+            }
+            writeln!(out, "{line}")?;
+        }
+        writeln!(out, "head {head}: context (its output for each token)")?;
+        for (label, row) in labels.iter().zip(result.context.rows()) {
+            writeln!(out, "{label:<label_width$} {}", numbers(row.iter()))?;
+        }
+    }
+    writeln!(
+        out,
+        "\nlayer-0 output of each token (all {} heads' contexts side by side, before the output \
+         projection, {} numbers)",
+        layer.heads(),
+        run.outputs.ncols()
+    )?;
+    for ((label, id), row) in labels.iter().zip(&run.ids).zip(run.outputs.rows()) {
+        writeln!(
+            out,
+            "{label:<label_width$} id {id}: {}",
+            numbers(row.iter())
+        )?;
+    }
+    Ok(())
+}
+
+/// Which position information went in, in words.
+fn positions_line(layer: &Layer0, with_positions: bool) -> String {
+    let mask = if layer.is_causal() {
+        "causal mask (each token sees itself and the tokens before it)"
+    } else {
+        "no mask (every token sees every token)"
+    };
+    let positions = match (layer.rope(), with_positions) {
+        (Some(_), true) => "positions: on (queries and keys rotated by RoPE)",
+        (Some(_), false) => "positions: off (no rotation: every token as if at position 0)",
+        (None, true) => "positions: on (the learned position table is added)",
+        (None, false) => "positions: off (no position table: the token vectors alone)",
+    };
+    format!("{positions}; {mask}")
+}
+
+fn numbers<'a>(values: impl Iterator<Item = &'a f32>) -> String {
+    values
+        .map(|value| format!("{value:.4}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A token's text with control characters and line breaks shown escaped.
+fn printable(text: &str) -> String {
+    text.chars().flat_map(char::escape_default).collect()
+}
+
+/// `embedlens compare --model --format json`.
+#[derive(Serialize)]
+struct CompareJson<'a> {
+    model: &'a str,
+    family: String,
+    a: &'a str,
+    b: &'a str,
+    states: Vec<StateJson<'a>>,
+}
+
+/// Both sentences without or with the model's positions, and the verdict.
+#[derive(Serialize)]
+struct StateJson<'a> {
+    positions: bool,
+    verdict: &'a str,
+    a: Vec<TokenJson<'a>>,
+    b: Vec<TokenJson<'a>>,
+}
+
+/// `embedlens compare --model`: both sentences through the model's own layer 0, without and
+/// with its positions, and what that shows.
+///
+/// # Errors
+/// When a sentence has a token without an id, too many tokens, or writing fails.
+pub(super) fn compare_real(
+    model: &EmbeddingModel,
+    layer: &Layer0,
+    sentences: [&str; 2],
+    special_tokens: bool,
+    json_format: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let mut texts = Vec::new();
+    let mut ids = Vec::new();
+    for sentence in sentences {
+        let tokens = model.tokenize_with(sentence, special_tokens)?;
+        if tokens.is_empty() {
+            bail!("\"{sentence}\" has no tokens");
+        }
+        let mut sentence_ids = Vec::new();
+        for token in &tokens {
+            match token.id {
+                Some(id) => sentence_ids.push(id),
+                None => bail!("\"{}\" has no id in the model's vocabulary", token.text),
+            }
+        }
+        texts.push(tokens.into_iter().map(|t| t.text).collect::<Vec<_>>());
+        ids.push(sentence_ids);
+    }
+    let mut states = Vec::new();
+    for with_positions in [false, true] {
+        let a = layer.run(&ids[0], with_positions)?;
+        let b = layer.run(&ids[1], with_positions)?;
+        let judgement = judge(layer.architecture(), layer.is_causal(), &a, &b);
+        let sentence = judgement.sentence(|index| texts[0][index].clone());
+        states.push((with_positions, a, b, sentence));
+    }
+    write_or_stop(out, |out| {
+        if json_format {
+            let value = CompareJson {
+                model: model.label(),
+                family: family(layer),
+                a: sentences[0],
+                b: sentences[1],
+                states: states
+                    .iter()
+                    .map(|(with_positions, a, b, verdict)| StateJson {
+                        positions: *with_positions,
+                        verdict,
+                        a: token_json(a, &texts[0]),
+                        b: token_json(b, &texts[1]),
+                    })
+                    .collect(),
+            };
+            serde_json::to_writer(&mut *out, &value)?;
+            return writeln!(out);
+        }
+        writeln!(
+            out,
+            "{}: the model's own layer 0 ({}, {} heads), each token's output before the output \
+             projection",
+            model.label(),
+            family(layer),
+            layer.heads()
+        )?;
+        for (with_positions, a, b, verdict) in &states {
+            writeln!(out, "\n{}", positions_line(layer, *with_positions))?;
+            for (name, run, texts) in [("A", a, &texts[0]), ("B", b, &texts[1])] {
+                writeln!(out, "{name}: {}", sentences[usize::from(name == "B")])?;
+                for ((index, text), row) in texts.iter().enumerate().zip(run.outputs.rows()) {
+                    let shown: Vec<&f32> = row.iter().take(6).collect();
+                    let more = if row.len() > 6 { " …" } else { "" };
+                    writeln!(
+                        out,
+                        "  {index} {:<12} {}{more}",
+                        printable(text),
+                        numbers(shown.into_iter())
+                    )?;
+                }
+            }
+            writeln!(out, "{verdict}")?;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,219 @@
+//! `embedlens attention` and `embedlens compare --model` on the small checkpoints of
+//! tests/fixtures/layer0, whose layer-0 values `transformers` computed (reference.json).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/layer0")
+        .join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_embedlens"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = run(args);
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "embedlens {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn failure(args: &[&str]) -> String {
+    let output = run(args);
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(!output.status.success(), "embedlens {args:?} should fail");
+    assert!(
+        output.stdout.is_empty() && !error.contains("panicked"),
+        "{error}"
+    );
+    assert!(error.starts_with("embedlens: "), "{error}");
+    error
+}
+
+fn floats(value: &Value) -> Vec<f64> {
+    match value {
+        Value::Array(items) => items.iter().flat_map(floats).collect(),
+        Value::Number(number) => vec![number.as_f64().unwrap()],
+        other => panic!("not a number: {other}"),
+    }
+}
+
+fn path(name: &str) -> String {
+    fixture(name).to_str().unwrap().to_owned()
+}
+
+#[test]
+fn attention_json_has_every_head_and_matches_transformers() {
+    for (name, positions) in [("bert", true), ("gpt2", false), ("gemma", true)] {
+        let reference: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixture(name).join("reference.json")).unwrap(),
+        )
+        .unwrap();
+        let ids: Vec<String> = floats(&reference["ids"])
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let mut args = vec![
+            "attention",
+            "--model",
+            &path(name),
+            "--ids",
+            &ids.join(","),
+            "--format",
+            "json",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+        if !positions {
+            args.push("--no-positions".to_owned());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let json: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+        assert_eq!(json["model"], name);
+        assert_eq!(json["positions"], positions);
+        assert!(json["family"].is_string());
+        let heads = json["heads"].as_array().unwrap();
+        assert_eq!(heads.len(), 4, "{name}: every head");
+        for head in heads {
+            for row in head["weights"].as_array().unwrap() {
+                let sum: f64 = floats(row).iter().sum();
+                assert!((sum - 1.0).abs() < 1e-5, "{name}: a row sums to {sum}");
+            }
+        }
+        let key = if positions {
+            "with_positions"
+        } else {
+            "without_positions"
+        };
+        let ours: Vec<f64> = heads
+            .iter()
+            .flat_map(|head| floats(&head["weights"]))
+            .collect();
+        let theirs = floats(&reference[key]["weights"]);
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert!((a - b).abs() <= 1e-5, "{name}: weight {a} vs {b}");
+        }
+        let tokens = json["tokens"].as_array().unwrap();
+        let outputs: Vec<f64> = tokens.iter().flat_map(|t| floats(&t["output"])).collect();
+        let theirs = floats(&reference[key]["outputs"]);
+        assert_eq!(outputs.len(), theirs.len());
+        let size = theirs.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for (a, b) in outputs.iter().zip(&theirs) {
+            assert!((a - b).abs() <= 1e-5 * size, "{name}: output {a} vs {b}");
+        }
+        // The output is every head's context side by side.
+        let width = heads[0]["context"][0].as_array().unwrap().len();
+        for (index, token) in tokens.iter().enumerate() {
+            let output = floats(&token["output"]);
+            for (head, values) in heads.iter().zip(output.chunks(width)) {
+                assert_eq!(floats(&head["context"][index]), values);
+            }
+        }
+    }
+}
+
+#[test]
+fn attention_table_prints_one_head_and_the_outputs() {
+    let table = stdout_of(&[
+        "attention",
+        "--model",
+        &path("bert"),
+        "the dog bites the man",
+        "--head",
+        "2",
+    ]);
+    assert!(
+        table.starts_with("bert: layer 0 of a BERT-style (bert) model, 4 query heads"),
+        "{table}"
+    );
+    assert!(table.contains("positions: on (the learned position table is added); no mask"));
+    assert!(table.contains("head 2 (key/value head 2): weights"));
+    assert!(!table.contains("head 1 "));
+    assert!(table.contains("2 dog"));
+    assert!(table.contains("layer-0 output of each token (all 4 heads' contexts side by side"));
+}
+
+#[test]
+fn attention_refuses_what_it_cannot_compute() {
+    let error = failure(&["attention", "--model", &path("bert"), "dog", "--head", "4"]);
+    assert!(
+        error.contains("head 4 does not exist: layer 0 has 4 heads, 0 to 3"),
+        "{error}"
+    );
+    let error = failure(&["attention", "dog"]);
+    assert!(error.contains("--model PATH"), "{error}");
+    let lone = fixture("bert").join("model.safetensors");
+    let error = failure(&[
+        "attention",
+        "--model",
+        lone.to_str().unwrap(),
+        "--ids",
+        "1,2",
+    ]);
+    assert!(
+        error.contains("without config.json its number of heads is unknown"),
+        "{error}"
+    );
+    let error = failure(&["attention", "--model", &path("bert"), "--ids", "1,99"]);
+    assert!(error.contains("id 99 has no row"), "{error}");
+}
+
+#[test]
+fn compare_with_a_bert_model_shows_the_claim_on_its_own_layer() {
+    let table = stdout_of(&[
+        "compare",
+        "--model",
+        &path("bert"),
+        "the dog bites the man",
+        "the man bites the dog",
+    ]);
+    assert!(table.contains("the model's own layer 0"), "{table}");
+    assert!(table.contains(
+        "without its position table, the model's own layer 0 gives every word the same output \
+         in both orders, bit for bit"
+    ));
+    assert!(table.contains("with its position information, the outputs differ, by up to"));
+    let json: Value = serde_json::from_str(&stdout_of(&[
+        "compare",
+        "--model",
+        &path("bert"),
+        "the dog bites the man",
+        "the man bites the dog",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let states = json["states"].as_array().unwrap();
+    assert_eq!(states[0]["positions"], false);
+    // Without positions "dog" (A's token 2, B's token 5) has the same output in both orders.
+    assert_eq!(states[0]["a"][2]["output"], states[0]["b"][5]["output"]);
+    assert_ne!(states[1]["a"][2]["output"], states[1]["b"][5]["output"]);
+}
+
+#[test]
+fn compare_with_a_gpt2_model_explains_the_causal_mask() {
+    let table = stdout_of(&[
+        "compare",
+        "--model",
+        &path("gpt2"),
+        "the dog bites the man",
+        "the man bites the dog",
+    ]);
+    assert!(
+        table.contains("the causal mask alone already tells the orders apart"),
+        "{table}"
+    );
+}
