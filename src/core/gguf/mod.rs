@@ -4,11 +4,13 @@
 mod file;
 mod ggml_type;
 mod value;
+mod vocab;
 mod writer;
 
 pub use file::{GgufFile, GgufTensor, is_gguf, shape_text};
 pub use ggml_type::GgmlType;
 pub use value::MetadataValue;
+pub use vocab::{MetadataTokenizer, metadata_tokenizer};
 pub use writer::GgufWriter;
 
 #[cfg(test)]
