@@ -192,15 +192,15 @@ pub struct CompareArgs {
 /// Arguments of `embedlens inspect`.
 #[derive(Debug, clap::Args)]
 pub struct InspectArgs {
-    /// A model folder or a `.safetensors` file.
+    /// A model folder, a `.safetensors` or `.gguf` file, or `ollama:NAME[:TAG]`.
     pub path: PathBuf,
 }
 
 /// A model opened from files, and how to read it.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ModelArgs {
-    /// A model folder (model.safetensors or its shards, tokenizer.json, config.json) or one
-    /// .safetensors file.
+    /// A model folder (model.safetensors or its shards, tokenizer.json, config.json), one
+    /// .safetensors or .gguf file, or ollama:NAME[:TAG] for a model Ollama has pulled.
     #[arg(long, value_name = "PATH")]
     pub model: Option<PathBuf>,
 

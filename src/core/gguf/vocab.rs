@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::file::GgufFile;
 use super::value::MetadataValue;
-use crate::core::text_tokenizer::{HuggingFaceTokenizer, TextTokenizer};
+use crate::core::tokenizer::{HuggingFaceTokenizer, TextTokenizer};
 
 /// Token types as llama.cpp numbers them.
 const UNKNOWN: i64 = 2;

@@ -9,16 +9,22 @@ use super::OpenOptions;
 use super::build::read_tables;
 use super::checkpoint::Checkpoint;
 use super::detect::detect;
+use super::gguf::inspect_gguf;
 use super::locate::file_name;
+use super::ollama::{locate_ollama, ollama_reference};
+use crate::core::gguf::is_gguf;
 
 /// Everything a checkpoint holds, from its headers alone.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inspection {
     /// The file or folder inspected.
     pub source: PathBuf,
-    /// The safetensors files read, in order.
+    /// The files read, in order.
     pub files: Vec<PathBuf>,
-    /// Every tensor, sorted by name.
+    /// A GGUF file's metadata, key and value (long arrays and strings abbreviated), in file
+    /// order; empty for safetensors.
+    pub metadata: Vec<(String, String)>,
+    /// Every tensor: sorted by name for safetensors, in file order for GGUF.
     pub tensors: Vec<TensorSummary>,
     /// What opening the checkpoint would find, and why.
     pub detection: Vec<String>,
@@ -26,12 +32,12 @@ pub struct Inspection {
     pub warnings: Vec<String>,
 }
 
-/// One tensor as a safetensors header describes it.
+/// One tensor as a file's header describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorSummary {
     /// Its name, such as `transformer.wte.weight`.
     pub name: String,
-    /// Its dtype as the file names it (`F32`, `BF16`, `I64`, ...).
+    /// Its dtype as the file names it (`F32`, `BF16`, `I64`, GGUF's `Q4_K`, ...).
     pub dtype: String,
     /// Its shape, outermost dimension first.
     pub shape: Vec<usize>,
@@ -42,10 +48,18 @@ pub struct TensorSummary {
 /// Lists every tensor of a checkpoint (name, dtype, shape, file) and what opening it would find.
 ///
 /// A checkpoint without a usable embedding table still lists; the detection says why not.
+/// A GGUF file (or `ollama:NAME[:TAG]`) also lists its metadata.
 ///
 /// # Errors
 /// When a file is missing, truncated or corrupt, or `config.json` is malformed.
 pub fn inspect(path: &Path) -> Result<Inspection> {
+    if let Some(reference) = ollama_reference(path) {
+        let found = locate_ollama(reference)?;
+        return inspect_gguf(&found.blob, path, Some(found.note));
+    }
+    if path.is_file() && is_gguf(path) {
+        return inspect_gguf(path, path, None);
+    }
     let checkpoint = Checkpoint::read(path)?;
     let mut detection = vec![checkpoint.note.clone()];
     let mut warnings = checkpoint.warnings.clone();
@@ -78,6 +92,7 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
     Ok(Inspection {
         source: path.to_owned(),
         files: checkpoint.shards.iter().map(|s| s.path.clone()).collect(),
+        metadata: Vec::new(),
         tensors,
         detection,
         warnings,
@@ -90,12 +105,23 @@ impl fmt::Display for Inspection {
             1 => "1 file".to_owned(),
             n => format!("{n} files"),
         };
-        writeln!(
-            f,
-            "{}: {} tensors in {files}",
-            self.source.display(),
-            self.tensors.len()
-        )?;
+        let tensors = match self.tensors.len() {
+            1 => "1 tensor".to_owned(),
+            n => format!("{n} tensors"),
+        };
+        writeln!(f, "{}: {tensors} in {files}", self.source.display())?;
+        if !self.metadata.is_empty() {
+            let key_width = self
+                .metadata
+                .iter()
+                .map(|(key, _)| key.chars().count())
+                .max()
+                .unwrap_or(0);
+            writeln!(f, "\nmetadata:")?;
+            for (key, value) in &self.metadata {
+                writeln!(f, "  {key:<key_width$}  {value}")?;
+            }
+        }
         let rows: Vec<[String; 4]> = self
             .tensors
             .iter()

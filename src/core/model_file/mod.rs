@@ -8,15 +8,21 @@
 //! them and reads their headers, [`checkpoint`] holds every tensor with the config, [`detect`]
 //! decides which tensors are the embedding tables (as values, turned into sentences last),
 //! [`build`] reads those tables and the tokenizer, and [`inspect`] lists what a file holds.
-//! A second file format joins in [`open_model`] and [`inspect()`]: it yields its own tables and
-//! the same [`Provenance`].
+//! GGUF, the second file format, joins in [`open_model`] and [`inspect()`]: [`gguf`] and
+//! [`gguf_detect`] yield its tables and the same [`Provenance`]; [`ollama`] finds the GGUF
+//! blob of a model Ollama has pulled.
 
 mod build;
 mod checkpoint;
 mod detect;
+mod gguf;
+mod gguf_detect;
+#[cfg(test)]
+mod gguf_tests;
 mod inspect;
 mod layer0;
 mod locate;
+mod ollama;
 mod safetensors;
 #[cfg(test)]
 mod tests;
@@ -26,10 +32,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::weights::{EmbeddingModel, Provenance};
+use crate::core::gguf::is_gguf;
 use build::{load_tokenizer, read_tables};
 use checkpoint::Checkpoint;
 use detect::detect;
+use gguf::{gguf_label, open_gguf};
 use locate::label_of;
+use ollama::{locate_ollama, ollama_reference};
 
 pub use detect::{LearnedOrigin, NoPositions, PositionSource};
 pub use inspect::{Inspection, TensorSummary, inspect};
@@ -51,7 +60,8 @@ pub struct OpenOptions {
 
 /// Opens a checkpoint: a folder (`model.safetensors` or shards named by
 /// `model.safetensors.index.json`, with `tokenizer.json` and `config.json` when present), a
-/// single `.safetensors` file, or a `*.safetensors.index.json`.
+/// single `.safetensors` file, a `*.safetensors.index.json`, a GGUF file (told by its first
+/// bytes, whatever its name), or `ollama:NAME[:TAG]`, a model Ollama has pulled.
 ///
 /// The files are memory-mapped and only their headers are parsed, so opening does not depend
 /// on their size. The embedding tables are found by the names GPT-2, BERT and Llama-style
@@ -59,9 +69,17 @@ pub struct OpenOptions {
 ///
 /// # Errors
 /// When a file is missing, truncated or corrupt, a table is not a two-dimensional f32, f16 or
-/// bf16 tensor, the tables disagree in width, the tokenizer's ids outrun the table, or
+/// bf16 tensor (or, in GGUF, one of the quantized types embedlens dequantizes), an Ollama
+/// model is not in Ollama's models folder, the tables disagree in width, the tokenizer's ids outrun the table, or
 /// `config.json` is malformed. Every message names the file.
 pub fn open_model(path: &Path, options: &OpenOptions) -> Result<EmbeddingModel> {
+    if let Some(reference) = ollama_reference(path) {
+        let found = locate_ollama(reference)?;
+        return open_gguf(&found.blob, found.label, Some(found.note), options);
+    }
+    if path.is_file() && is_gguf(path) {
+        return open_gguf(path, gguf_label(path), None, options);
+    }
     let checkpoint = Checkpoint::read(path)?;
     let detected = detect(&checkpoint, options)?;
     let tables = read_tables(&checkpoint, &detected)?;
