@@ -237,13 +237,20 @@ pub(super) fn detect_gguf(file: &GgufFile, options: &OpenOptions) -> Result<Gguf
         .clone()
         .unwrap_or_else(|| TOKEN_TABLE.to_owned());
     let token_tensor = require(file, &token)?;
-    let &[width, _rows] = token_tensor.dims.as_slice() else {
+    let &[width, rows] = token_tensor.dims.as_slice() else {
         bail!(
             "{}: tensor {token} has shape {}; a token table must be two-dimensional (rows × width)",
             file.path().display(),
             shape_text(&token_tensor.shape())
         );
     };
+    if width == 0 || rows == 0 {
+        bail!(
+            "{}: tensor {token} is {rows}×{width}; a token table needs at least one row and one \
+             column",
+            file.path().display()
+        );
+    }
     let learned = |name: &str, origin| -> Result<PositionSource> {
         Ok(PositionSource::Learned {
             name: name.to_owned(),
@@ -293,20 +300,7 @@ pub(super) fn detect_gguf(file: &GgufFile, options: &OpenOptions) -> Result<Gguf
             PositionSource::None(NoPositions::UnknownLayout),
         )
     };
-    let bert = (arch == "bert").then(|| {
-        let eps_key = key("attention.layer_norm_epsilon");
-        #[expect(clippy::cast_possible_truncation, reason = "ggml keeps eps as f32")]
-        let eps = match file.get(&eps_key).and_then(MetadataValue::as_f64) {
-            Some(eps) => (eps as f32, eps_key),
-            None => (1e-12, "BERT's default; the file gives no eps".to_owned()),
-        };
-        GgufBert {
-            token_types: file.tensor(TOKEN_TYPES).map(|t| t.name.clone()),
-            norm: (file.tensor(NORM_WEIGHT).is_some() && file.tensor(NORM_BIAS).is_some())
-                .then(|| (NORM_WEIGHT.to_owned(), NORM_BIAS.to_owned())),
-            eps,
-        }
-    });
+    let bert = (arch == "bert").then(|| bert_parts(file, &key("attention.layer_norm_epsilon")));
     Ok(GgufDetected {
         architecture,
         family,
@@ -318,4 +312,19 @@ pub(super) fn detect_gguf(file: &GgufFile, options: &OpenOptions) -> Result<Gguf
         settings,
         width,
     })
+}
+
+/// BERT's token-type table, embedding `LayerNorm` and its eps, as far as the file has them.
+fn bert_parts(file: &GgufFile, eps_key: &str) -> GgufBert {
+    #[expect(clippy::cast_possible_truncation, reason = "ggml keeps eps as f32")]
+    let eps = match file.get(eps_key).and_then(MetadataValue::as_f64) {
+        Some(eps) => (eps as f32, eps_key.to_owned()),
+        None => (1e-12, "BERT's default; the file gives no eps".to_owned()),
+    };
+    GgufBert {
+        token_types: file.tensor(TOKEN_TYPES).map(|t| t.name.clone()),
+        norm: (file.tensor(NORM_WEIGHT).is_some() && file.tensor(NORM_BIAS).is_some())
+            .then(|| (NORM_WEIGHT.to_owned(), NORM_BIAS.to_owned())),
+        eps,
+    }
 }
