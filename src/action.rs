@@ -45,6 +45,8 @@ pub enum Action {
     ToggleCompare,
     /// Type into the second sentence of compare mode.
     FocusOther,
+    /// Compare mode: make the second sentence the next order of the first's words.
+    Reorder,
     /// Show one of the lesson panes in place of the lookups, or go back to the lookups.
     ShowDetail(Detail),
     /// Add or remove the causal mask of decoder models in the attention pane.
@@ -304,6 +306,14 @@ static BINDINGS: &[Binding] = &[
         A::FocusOther,
         "I",
         "compare mode: type the second sentence",
+        None,
+    ),
+    b(
+        S::Explorer,
+        &[ch('r')],
+        A::Reorder,
+        "r",
+        "compare mode: B in another order",
         None,
     ),
     b(

@@ -25,6 +25,13 @@ fn press(app: &mut App, codes: &[KeyCode]) {
     }
 }
 
+fn press_ctrl(app: &mut App, c: char) {
+    app.handle_event(&Event::Key(KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::CONTROL,
+    )));
+}
+
 fn type_text(app: &mut App, text: &str) {
     for c in text.chars() {
         press(app, &[KeyCode::Char(c)]);
@@ -709,7 +716,7 @@ fn compare_mode_without_positions() {
     assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
     assert!(text.contains("A and B are identical"), "{text}");
     assert!(
-        text.contains("identical for all 3 shared words in A and B"),
+        text.contains("identical for all 4 shared words in A and B"),
         "{text}"
     );
     assert!(!text.contains("leaves a trace"), "{text}");
@@ -722,7 +729,7 @@ fn compare_mode_with_learned_positions() {
     press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('p')]);
     let text = screen_text(&draw(&app, 120, 40));
     assert!(
-        text.contains("3 of 3 words get a different output"),
+        text.contains("4 of 4 words get a different output"),
         "{text}"
     );
     assert!(text.contains("DIFFERENT INPUT VECTORS"), "{text}");
@@ -736,14 +743,47 @@ fn compare_mode_with_learned_positions() {
 #[test]
 fn compare_mode_edits_the_second_sentence() {
     let mut app = at_second_fox();
-    press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('I')]);
-    for _ in 0.."man bites dog".len() {
-        press(&mut app, &[KeyCode::Backspace]);
-    }
+    press(&mut app, &[KeyCode::Char('c')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        text.contains("B fox the bites fox"),
+        "B is A reversed: {text}"
+    );
+    press(&mut app, &[KeyCode::Char('I')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("▶B fox the bites fox"), "B is marked: {text}");
+    // Ctrl+U clears the sentence being edited, B, and leaves A alone.
+    press_ctrl(&mut app, 'u');
     type_text(&mut app, "man bites cat");
     press(&mut app, &[KeyCode::Enter]);
+    assert_eq!(app.text(), "fox bites the fox");
     let text = screen_text(&draw(&app, 120, 40));
     assert!(text.contains("'cat' in sentence B has no row"), "{text}");
+    press(&mut app, &[KeyCode::Char('I')]);
+    press_ctrl(&mut app, 'z');
+    press(&mut app, &[KeyCode::Enter]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        !text.contains("'cat'"),
+        "Ctrl+Z took the typing back: {text}"
+    );
+}
+
+#[test]
+fn compare_mode_reorders_the_learners_own_words() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('r')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("B bites the fox fox"), "r rotates: {text}");
+    press(&mut app, &[KeyCode::Char('r')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(
+        !text.contains("B bites the fox fox"),
+        "then shuffles: {text}"
+    );
+    assert!(text.contains("B holds exactly A's tokens"), "{text}");
+    press(&mut app, &[KeyCode::Char('c')]);
+    assert_eq!(app.text(), "fox bites the fox", "A was never touched");
 }
 
 #[test]
@@ -859,4 +899,27 @@ fn attention_labels_of_wide_words_line_up_with_their_columns() {
         end(positions, " 1"),
         "and so does the second's:\n{positions}\n{texts}"
     );
+}
+
+#[test]
+fn the_learners_sentence_comes_back_after_the_lesson() {
+    let mut app = app_with("dog bites man");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('L')]);
+    // Step 1, then step 2 needs a repeated word and puts one in place of the learner's.
+    press(&mut app, &[KeyCode::Char('2'), KeyCode::Enter]);
+    assert_ne!(app.text(), "dog bites man");
+    press(&mut app, &[KeyCode::Esc]);
+    assert!(app.lesson().is_none());
+    assert_eq!(app.text(), "dog bites man");
+    assert!(app.compare().is_none());
+}
+
+#[test]
+fn one_word_is_set_aside_for_the_pair_and_comes_back() {
+    let mut app = app_with("fox");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('c')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("B man bites dog"), "{text}");
+    press(&mut app, &[KeyCode::Char('c')]);
+    assert_eq!(app.text(), "fox");
 }

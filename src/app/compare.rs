@@ -4,14 +4,19 @@
 use ratatui::crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
+use super::App;
 use super::editor::Editor;
-use super::{App, DEFAULT_SENTENCE};
-use crate::core::compare::default_pair;
+use crate::core::compare::{Reordering, default_pair};
 
 /// Compare mode's own input: the second sentence, and whether typing goes to it.
 pub struct CompareMode {
     other: Editor,
     editing_other: bool,
+    /// The order the second sentence was last made in (`r` moves to the next).
+    reordering: Reordering,
+    /// The learner's sentence, when compare mode had to put another in its place (it had
+    /// fewer than two words); it comes back when compare mode ends.
+    replaced: Option<String>,
 }
 
 impl CompareMode {
@@ -48,24 +53,70 @@ impl CompareMode {
     pub fn set_editing_other(&mut self, editing_other: bool) {
         self.editing_other = editing_other;
     }
+
+    /// Empties the second sentence (undoable).
+    pub fn clear(&mut self) {
+        self.other.clear();
+    }
+
+    /// Takes back the second sentence's last edit.
+    pub fn undo(&mut self) {
+        self.other.undo();
+    }
+
+    /// The order the second sentence was last made in.
+    #[must_use]
+    pub fn reordering(&self) -> Reordering {
+        self.reordering
+    }
 }
 
 impl App {
-    /// Turns compare mode on (with the default pair unless the learner typed their own
-    /// sentence) or off.
+    /// Turns compare mode on or off.
+    ///
+    /// The second sentence is the learner's own words in another order (reversed first);
+    /// only a sentence no order can change (one word) is set aside for the article's pair,
+    /// and it comes back when compare mode ends.
     pub(super) fn toggle_compare(&mut self) {
-        if self.compare.take().is_some() {
+        if let Some(mode) = self.compare.take() {
+            if let Some(text) = mode.replaced {
+                self.editor.set_text(&text);
+            }
             return;
         }
-        let (first, second) = default_pair(self.sources.model());
-        // Keep the learner's sentence when it is one of a pair already typed; else the default.
         let text = self.editor.text();
-        if text.trim().is_empty() || text == DEFAULT_SENTENCE {
-            self.editor.set_text(first);
-        }
+        let (reordering, second, replaced) =
+            if let Some((reordering, second)) = Reordering::Reversed.first_change(&text) {
+                (reordering, second, None)
+            } else {
+                let (first, second) = default_pair(self.sources.model());
+                self.editor.set_text(first);
+                (Reordering::Reversed, second.to_owned(), Some(text))
+            };
         self.compare = Some(CompareMode {
-            other: Editor::new(second),
+            other: Editor::new(&second),
             editing_other: false,
+            reordering,
+            replaced,
         });
+    }
+
+    /// Makes the second sentence the next order of the first's words.
+    pub(super) fn reorder(&mut self) {
+        let text = self.editor.text();
+        let Some(compare) = self.compare.as_mut() else {
+            self.status = Some("r reorders the second sentence in compare mode (c)".to_owned());
+            return;
+        };
+        match compare.reordering.next().first_change(&text) {
+            Some((reordering, second)) => {
+                compare.reordering = reordering;
+                compare.other.set_text(&second);
+                self.status = Some(format!("B is A's words {reordering}"));
+            }
+            None => {
+                self.status = Some("A's words have only one order".to_owned());
+            }
+        }
     }
 }

@@ -11,11 +11,13 @@ use crate::lesson::{Progress, STEPS, Setup};
 use crate::view_state::Detail;
 
 /// The running lesson, and the one left part-way (which `L` resumes).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LessonState {
     /// The lesson, while it runs.
     pub current: Option<Progress>,
     paused: Option<Progress>,
+    /// The learner's sentence when the lesson started; it comes back when the lesson ends.
+    sentence: Option<String>,
 }
 
 impl App {
@@ -23,13 +25,15 @@ impl App {
     pub(super) fn toggle_lesson(&mut self) {
         if let Some(progress) = self.lesson.current.take() {
             self.lesson.paused = Some(progress);
+            self.restore_sentence();
             self.status = Some(format!(
-                "left the lesson at step {} of {}; L resumes it",
+                "left the lesson at step {} of {}; your sentence is back; L resumes it",
                 progress.step + 1,
                 STEPS.len()
             ));
             return;
         }
+        self.lesson.sentence = Some(self.editor.text());
         let progress = self.lesson.paused.take().unwrap_or(Progress {
             step: 0,
             answered: None,
@@ -58,6 +62,7 @@ impl App {
             return;
         }
         if progress.is_last() {
+            self.restore_sentence();
             self.lesson = LessonState::default();
             self.status = Some("lesson finished; L starts it again".to_owned());
             return;
@@ -109,7 +114,7 @@ impl App {
             settings.scheme,
             settings.mask,
         ) = (detail, overlay, scheme, Mask::None);
-        if matches!(setup, Setup::RepeatedWord) {
+        if matches!(setup, Setup::RepeatedWord | Setup::InsideAttention) {
             self.ensure_repeated_word();
         }
         match (compare, self.compare.is_some()) {
@@ -122,12 +127,23 @@ impl App {
             _ => {}
         }
         let jump = match setup {
-            Setup::RepeatedWord | Setup::NoPositionInput | Setup::PositionsAdded => {
-                Jump::FirstRepeat
-            }
+            Setup::RepeatedWord
+            | Setup::NoPositionInput
+            | Setup::PositionsAdded
+            | Setup::InsideAttention => Jump::FirstRepeat,
             _ => Jump::First,
         };
         self.nav.jump_after_tokenizing(jump);
+    }
+
+    /// Ends the lesson's arrangement: compare mode off and the learner's sentence back.
+    fn restore_sentence(&mut self) {
+        self.compare = None;
+        if let Some(sentence) = self.lesson.sentence.take()
+            && sentence != self.editor.text()
+        {
+            self.editor.set_text(&sentence);
+        }
     }
 
     /// Keeps the learner's sentence if a word repeats in it; else one where a word does.

@@ -240,8 +240,16 @@ impl App {
                 self.sources.cycle();
                 self.settings.first_dim = 0;
             }
-            Action::ClearInput => self.editor.clear(),
-            Action::Undo => self.editor.undo(),
+            // Clearing and undoing act on the sentence being edited.
+            Action::ClearInput => match self.compare.as_mut().filter(|c| c.editing_other()) {
+                Some(compare) => compare.clear(),
+                None => self.editor.clear(),
+            },
+            Action::Undo => match self.compare.as_mut().filter(|c| c.editing_other()) {
+                Some(compare) => compare.undo(),
+                None => self.editor.undo(),
+            },
+            Action::Reorder => self.reorder(),
             Action::ToggleSpecialTokens => {
                 self.settings.special_tokens = !self.settings.special_tokens;
                 self.status = Some(if self.settings.special_tokens {

@@ -22,6 +22,7 @@ use crate::core::attention::{Attention, Mask};
 use crate::core::positional::{
     ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
 };
+use crate::core::verdict::VectorMatch;
 use crate::core::vocabulary::copies_of;
 use crate::theme::{CURRENT_MARKER, Theme};
 
@@ -682,7 +683,60 @@ fn rope_lines(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
             dims - 1
         )));
     }
+    lines.extend(rope_copy_line(app, lookup, &rotated, width, theme));
     lines
+}
+
+/// For a repeated word: its copy's vector is the same before rotation, but turned by another
+/// angle, so the copies' rotated vectors (and so their queries and keys) differ.
+fn rope_copy_line(
+    app: &App,
+    lookup: &crate::core::weights::TokenLookup,
+    rotated: &ndarray::Array1<f32>,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let lookups = app.lookups();
+    let Some(copy) = copies_of(app.tokens(), app.step())
+        .into_iter()
+        .filter(|&index| index != app.step())
+        .find_map(|index| lookups.get(index))
+    else {
+        return Vec::new();
+    };
+    let (Some(input), Some(copy_input)) = (&lookup.input_vector, &copy.input_vector) else {
+        return Vec::new();
+    };
+    let before = VectorMatch::of(input.view(), copy_input.view());
+    let copy_rotated = rope_rotate(copy_input.view(), copy.token.position, ROPE_BASE);
+    let after = VectorMatch::of(rotated.view(), copy_rotated.view());
+    let before = if before.is_identical() {
+        "identical".to_owned()
+    } else {
+        format!("different ({})", before.extent())
+    };
+    let text = if after.is_identical() {
+        format!(
+            "'{}' at {} and {}: before rotation the vectors are {before}, and they stay \
+             identical after it.",
+            lookup.token.text, copy.token.position, lookup.token.position
+        )
+    } else {
+        format!(
+            "'{}' at {} and {}: before rotation the vectors are {before}; turned by their own \
+             positions' angles they {after}, so their queries and keys differ too.",
+            lookup.token.text, copy.token.position, lookup.token.position
+        )
+    };
+    let style = if after.is_identical() {
+        theme.muted()
+    } else {
+        theme.finding()
+    };
+    wrap_words(&text, width)
+        .into_iter()
+        .map(|line| Line::styled(line, style))
+        .collect()
 }
 
 /// The current token's biases and what `ALiBi` can and cannot tell apart under each mask.

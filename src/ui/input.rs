@@ -11,6 +11,7 @@ use unicode_width::UnicodeWidthChar;
 use super::vector::display_width;
 use crate::app::{App, Focus};
 use crate::core::vocabulary::copies_of;
+use crate::theme::CURRENT_MARKER;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
@@ -18,7 +19,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let title = match (app.compare().is_some(), typing) {
         (false, true) => " Sentence · type, then Enter to step through the lookups ",
         (false, false) => " Sentence · i to edit ",
-        (true, true) => " Sentences A and B · type, then Enter to compare ",
+        (true, true) => " Sentences A and B · typing into the one marked ▶ · Enter to compare ",
         (true, false) => " Sentences A and B · i edits A, I edits B ",
     };
     let block = super::pane(title, typing, theme);
@@ -29,20 +30,27 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     };
     let [first, second] = inner.layout(&Layout::vertical([Constraint::Length(1); 2]));
-    for (row, label, editing) in [
-        (first, "A ", typing && !compare.editing_other()),
-        (second, "B ", typing && compare.editing_other()),
+    for (row, is_first, editing) in [
+        (first, true, typing && !compare.editing_other()),
+        (second, false, typing && compare.editing_other()),
     ] {
         let [label_area, text_area] = row.layout(&Layout::horizontal([
-            Constraint::Length(2),
+            Constraint::Length(3),
             Constraint::Fill(1),
         ]));
-        Span::styled(label, theme.title()).render(label_area, buf);
-        match (editing, label) {
-            (true, "A ") => app.textarea().render(text_area, buf),
-            (true, _) => compare.other().render(text_area, buf),
-            (false, "A ") => render_sentence(app, text_area, buf, false),
-            (false, _) => Line::raw(compare.other_text()).render(text_area, buf),
+        let name = if is_first { "A" } else { "B" };
+        // The sentence that takes the keys (and Ctrl+U, Ctrl+Z) is marked.
+        let (label, style) = if editing {
+            (format!("{CURRENT_MARKER}{name} "), theme.current())
+        } else {
+            (format!(" {name} "), theme.title())
+        };
+        Span::styled(label, style).render(label_area, buf);
+        match (editing, is_first) {
+            (true, true) => app.textarea().render(text_area, buf),
+            (true, false) => compare.other().render(text_area, buf),
+            (false, true) => render_sentence(app, text_area, buf, false),
+            (false, false) => Line::raw(compare.other_text()).render(text_area, buf),
         }
     }
 }

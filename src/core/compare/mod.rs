@@ -4,6 +4,7 @@
 //! they bring the same set of token vectors, so attention gives each word the same output in
 //! either order; a position scheme (or a causal mask) is what tells them apart.
 
+mod reorder;
 mod verdicts;
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ use super::tokenizer::TextTokenizer;
 use super::vocabulary::VocabKind;
 use super::weights::{EmbeddingModel, TokenLookup};
 
+pub use reorder::Reordering;
 pub use verdicts::{AttentionOverall, Cause, Verdicts, WordVerdict, Wording};
 
 /// The article's pair, for the six-word seed vocabulary.

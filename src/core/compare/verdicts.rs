@@ -266,10 +266,9 @@ impl Verdicts {
                     .take(3)
                     .map(|word| format!("'{}' {}", word.text, word.output.extent()))
                     .collect();
-                let more = if differing_words.len() > 3 {
-                    ", …"
-                } else {
-                    ""
+                let more = match differing_words.len() {
+                    count if count > 3 => format!(" and {} more", count - 3),
+                    _ => String::new(),
                 };
                 format!(
                     "Attention outputs: {differing} of {words} words get a different output: \
