@@ -13,6 +13,7 @@ pub mod similarity;
 pub mod table;
 pub mod tokenizer;
 pub mod torch_init;
+pub mod trained;
 pub mod verdict;
 pub mod vocabulary;
 pub mod weights;
