@@ -420,6 +420,55 @@ fn similarity_of_the_copies_with_learned_positions() {
     draws_at_every_size(&app);
 }
 
+/// The trained vocabulary's similarity pane, stepped to `king`: training put `queen` beside it,
+/// where a random table puts noise.
+#[test]
+fn similarity_in_the_trained_vocabulary() {
+    let mut app = App::new(Options {
+        sentence: "the king and the queen".to_owned(),
+        theme: Theme::new(false),
+        vocab: VocabKind::Trained,
+        ..Options::default()
+    });
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Right, KeyCode::Char('s')],
+    );
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    assert!(text.contains("This is a trained table"), "{text}");
+    assert!(!text.contains("untrained"), "{text}");
+    let neighbours = text
+        .lines()
+        .skip_while(|line| !line.contains("nearest to the token vector"))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        neighbours.contains("▶") && neighbours.contains("queen"),
+        "queen is king's nearest other row:\n{text}"
+    );
+    assert_snapshot!(terminal.backend());
+    draws_at_every_size(&app);
+
+    // The same words in the random words table: the pane says its neighbours are noise.
+    let mut random = App::new(Options {
+        sentence: "the king and the queen".to_owned(),
+        theme: Theme::new(false),
+        vocab: VocabKind::Words,
+        ..Options::default()
+    });
+    press(
+        &mut random,
+        &[KeyCode::Enter, KeyCode::Right, KeyCode::Char('s')],
+    );
+    let text = screen_text(&draw(&random, 120, 40));
+    assert!(
+        text.contains("This is an untrained, randomly initialised table"),
+        "{text}"
+    );
+}
+
 #[test]
 fn similarity_of_a_long_sentence_as_shades() {
     let sentence = ["the dog bites the man and the man bites the dog"; 3].join(" ");

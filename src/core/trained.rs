@@ -15,8 +15,11 @@ use ndarray::Array1;
 use safetensors::SafeTensors;
 use safetensors::tensor::{Dtype as FileDtype, TensorInfo};
 
-use super::block::{EmbeddingBlock, LayerNorm};
+use super::block::{EmbeddingBlock, LayerNorm, ModelFamily};
 use super::table::{Bytes, Dtype, Table};
+use super::tokenizer::TextTokenizer;
+use super::vocabulary::{VocabKind, Vocabulary};
+use super::weights::{EmbeddingModel, Provenance};
 
 /// The trained vocabulary's file, as the script wrote it.
 const ASSET: &[u8] = include_bytes!("../../assets/trained/minilm.safetensors");
@@ -26,6 +29,12 @@ pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 
 /// The model's unknown-word token, the last row of the trained vocabulary.
 pub const UNKNOWN_TOKEN: &str = "[UNK]";
+
+/// How many numbers each of the model's vectors has.
+pub const DIMS: usize = 384;
+
+/// How many positions the model's learned table covers.
+pub const CONTEXT_LENGTH: usize = 512;
 
 /// Bytes compiled into the binary: they stay put for as long as the program runs.
 struct Embedded(&'static [u8]);
@@ -58,6 +67,44 @@ pub struct TrainedTables {
 #[must_use]
 pub fn tables() -> TrainedTables {
     read(ASSET).expect("the trained vocabulary's file is embedded in the binary")
+}
+
+/// The built-in `trained` vocabulary as a model: the words, their trained rows, the trained
+/// position table and the model's own embedding block (BERT's: token type, then `LayerNorm`).
+///
+/// No seed: [`EmbeddingModel::table_kind`] says these numbers were learned.
+#[must_use]
+pub fn model() -> EmbeddingModel {
+    let tables = tables();
+    let words = tables.words.len() - 1;
+    let provenance = Provenance {
+        family: ModelFamily::Bert,
+        block: tables.block,
+        detection: vec![
+            format!(
+                "trained rows: {MODEL_NAME}'s embeddings.word_embeddings.weight for the {words} \
+                 words of the words vocabulary its uncased tokenizer reads as one token, and \
+                 {UNKNOWN_TOKEN}; built into embedlens (Apache-2.0)"
+            ),
+            format!(
+                "position table: its embeddings.position_embeddings.weight, \
+                 {CONTEXT_LENGTH}×{DIMS} f32"
+            ),
+            "the embedding block outputs LayerNorm(token + token type + position), as BERT's \
+             does"
+                .to_owned(),
+        ],
+        ..Provenance::default()
+    };
+    let vocabulary =
+        Vocabulary::with_unknown(VocabKind::Trained.name(), tables.words, UNKNOWN_TOKEN);
+    EmbeddingModel::new(
+        VocabKind::Trained.name(),
+        Some(TextTokenizer::Words(vocabulary)),
+        tables.token_table,
+        Some(tables.position_table),
+    )
+    .with_provenance(provenance)
 }
 
 /// Reads the trained vocabulary's parts from a file laid out as the script writes it.
@@ -239,6 +286,31 @@ mod tests {
         assert!(nearest("monday").contains(&"tuesday"));
         assert!(nearest("dog").contains(&"puppy"));
         assert!(nearest("red").contains(&"blue"));
+    }
+
+    #[test]
+    fn the_model_is_trained_and_its_block_is_berts() {
+        let model = model();
+        assert!(model.is_trained());
+        assert_eq!(model.seed(), None);
+        assert_eq!(
+            (model.dims(), model.context_length()),
+            (DIMS, CONTEXT_LENGTH)
+        );
+        assert_eq!(model.family(), ModelFamily::Bert);
+        let tokens = model.tokenize("the dog").unwrap();
+        let lookups = model.embed(&tokens, crate::core::positional::PositionScheme::Learned);
+        let dog = &lookups[1];
+        let EmbeddingBlock::Bert {
+            token_type_row,
+            norm,
+        } = model.block()
+        else {
+            panic!("a BERT block");
+        };
+        let sum = &(dog.token_vector.as_ref().unwrap() + token_type_row)
+            + &model.position_table().unwrap().row(1).unwrap();
+        assert_eq!(dog.model_embedding, norm.apply(sum.view()));
     }
 
     #[test]

@@ -9,6 +9,8 @@ use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::trained;
+
 /// The built-in vocabularies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum VocabKind {
@@ -16,13 +18,16 @@ pub enum VocabKind {
     Seed,
     /// About 2,000 common English words and punctuation, eight dimensions.
     Words,
+    /// The `words` vocabulary's single-token words with all-MiniLM-L6-v2's trained rows (384
+    /// dimensions) and learned positions.
+    Trained,
     /// GPT-2's own byte-pair encoding (50,257 ids) with untrained, PyTorch-initialised tables.
     Gpt2,
 }
 
 impl VocabKind {
     /// Every built-in vocabulary, in the order `v` cycles through them.
-    pub const ALL: [Self; 3] = [Self::Seed, Self::Words, Self::Gpt2];
+    pub const ALL: [Self; 4] = [Self::Seed, Self::Words, Self::Trained, Self::Gpt2];
 
     /// The name used on the command line and on screen.
     #[must_use]
@@ -30,6 +35,7 @@ impl VocabKind {
         match self {
             Self::Seed => "seed",
             Self::Words => "words",
+            Self::Trained => "trained",
             Self::Gpt2 => "gpt2",
         }
     }
@@ -81,12 +87,19 @@ impl Vocabulary {
     /// Builds a vocabulary from its tokens in id order; `<|unk|>`, if present, takes unknown words.
     #[must_use]
     pub fn new(name: impl Into<String>, tokens: Vec<String>) -> Self {
+        Self::with_unknown(name, tokens, UNKNOWN)
+    }
+
+    /// Builds a vocabulary from its tokens in id order; `unknown`, if present, takes unknown
+    /// words (`[UNK]` for a BERT model's words).
+    #[must_use]
+    pub fn with_unknown(name: impl Into<String>, tokens: Vec<String>, unknown: &str) -> Self {
         let ids: HashMap<String, usize> = tokens
             .iter()
             .enumerate()
             .map(|(id, token)| (token.clone(), id))
             .collect();
-        let unknown_id = ids.get(UNKNOWN).copied();
+        let unknown_id = ids.get(unknown).copied();
         Self {
             name: name.into(),
             tokens,
@@ -102,6 +115,14 @@ impl Vocabulary {
         let listing = match kind {
             VocabKind::Seed => include_str!("../../assets/seed.txt"),
             VocabKind::Words => include_str!("../../assets/words.txt"),
+            VocabKind::Trained => {
+                let words = trained::tables().words;
+                return Some(Self::with_unknown(
+                    kind.name(),
+                    words,
+                    trained::UNKNOWN_TOKEN,
+                ));
+            }
             VocabKind::Gpt2 => return None,
         };
         let mut tokens: Vec<String> = listing.lines().map(str::to_owned).collect();
@@ -400,8 +421,24 @@ mod tests {
     #[test]
     fn vocab_kinds_cycle() {
         assert_eq!(VocabKind::Seed.next(), VocabKind::Words);
-        assert_eq!(VocabKind::Words.next(), VocabKind::Gpt2);
+        assert_eq!(VocabKind::Words.next(), VocabKind::Trained);
+        assert_eq!(VocabKind::Trained.next(), VocabKind::Gpt2);
         assert_eq!(VocabKind::Gpt2.next(), VocabKind::Seed);
         assert!(Vocabulary::builtin(VocabKind::Gpt2).is_none());
+    }
+
+    #[test]
+    fn trained_vocabulary_reads_any_case_and_sends_the_rest_to_unk() {
+        let trained = Vocabulary::builtin(VocabKind::Trained).unwrap();
+        let unknown = trained.len() - 1;
+        assert_eq!(trained.token(unknown), Some("[UNK]"));
+        assert!(trained.has_unknown_token());
+        let ids: Vec<_> = trained
+            .tokenize("The dog zzyzzx")
+            .iter()
+            .map(|t| t.id)
+            .collect();
+        assert_eq!(ids, [trained.id("the"), trained.id("dog"), Some(unknown)]);
+        assert_ne!(ids[0], Some(unknown));
     }
 }

@@ -11,6 +11,7 @@ use super::positional::{PositionScheme, PositionVector, position_vector};
 use super::table::Table;
 use super::tokenizer::TextTokenizer;
 use super::torch_init::TorchGenerator;
+use super::trained;
 use super::vocabulary::{Token, VocabKind, Vocabulary};
 
 /// The seed PyTorch examples use, and ours unless `--seed` says otherwise.
@@ -48,6 +49,29 @@ pub enum TableKind {
     },
     /// Learned by training: the built-in trained vocabulary, or a checkpoint's own table.
     Trained,
+}
+
+impl TableKind {
+    /// Whether the numbers were learned by training.
+    #[must_use]
+    pub fn is_trained(self) -> bool {
+        self == Self::Trained
+    }
+
+    /// What the nearest rows of such a table can tell, said wherever they are listed.
+    #[must_use]
+    pub fn nearest_rows_note(self) -> &'static str {
+        match self {
+            Self::Random { .. } => {
+                "This is an untrained, randomly initialised table: its nearest rows are noise, \
+                 not related words."
+            }
+            Self::Trained => {
+                "This is a trained table: training moved words used alike near each other, so its \
+                 nearest rows tend to be related words."
+            }
+        }
+    }
 }
 
 /// Where a model came from and what its file says about its embedding block.
@@ -122,6 +146,7 @@ fn builtin_shape(kind: VocabKind) -> (usize, usize) {
     match kind {
         VocabKind::Seed => (3, 16),
         VocabKind::Words => (8, 64),
+        VocabKind::Trained => (trained::DIMS, trained::CONTEXT_LENGTH),
         VocabKind::Gpt2 => (as_width(DEFAULT_GPT2_DIMS), GPT2_CONTEXT_LENGTH),
     }
 }
@@ -156,9 +181,13 @@ impl EmbeddingModel {
 
     /// A built-in vocabulary with `torch.manual_seed(seed)`, its token table, then its position table.
     ///
-    /// `gpt2` has 256 dimensions here; [`EmbeddingModel::gpt2`] takes another width.
+    /// `gpt2` has 256 dimensions here; [`EmbeddingModel::gpt2`] takes another width. `trained`
+    /// is no draw: it is all-MiniLM-L6-v2's own rows ([`trained::model`]), whatever the seed.
     #[must_use]
     pub fn builtin(kind: VocabKind, seed: u64) -> Self {
+        if kind == VocabKind::Trained {
+            return trained::model();
+        }
         let Some(vocabulary) = Vocabulary::builtin(kind) else {
             return Self::gpt2(seed, as_width(DEFAULT_GPT2_DIMS));
         };
@@ -272,7 +301,7 @@ impl EmbeddingModel {
     /// Whether the table's numbers were learned by training (see [`EmbeddingModel::table_kind`]).
     #[must_use]
     pub fn is_trained(&self) -> bool {
-        self.table_kind() == TableKind::Trained
+        self.table_kind().is_trained()
     }
 
     /// The family of model the tables come from (`Generated` for built-in tables).

@@ -17,7 +17,8 @@ use ndarray::Array1;
 use crate::cli::{CompareArgs, Format, InspectArgs, LookupArgs, MatrixArgs};
 use crate::core::attention::Mask;
 use crate::core::positional::PositionScheme;
-use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel};
+use crate::core::trained;
+use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel, TableKind};
 use csv::{lookup_csv, matrix_csv};
 use json::{compare_json, lookup_json, matrix_json};
 pub use layer0::attention;
@@ -149,12 +150,16 @@ fn table_name(model: &EmbeddingModel) -> String {
     }
 }
 
-/// `, seed N` for generated tables; nothing for tables read from a file.
+/// `, seed N` for generated tables, `, trained rows of …` for the built-in trained vocabulary;
+/// nothing for tables read from a file.
 fn seed_note(model: &EmbeddingModel) -> String {
-    model
-        .seed()
-        .map(|seed| format!(", seed {seed}"))
-        .unwrap_or_default()
+    match model.table_kind() {
+        TableKind::Random { seed } => format!(", seed {seed}"),
+        TableKind::Trained if model.source().is_none() => {
+            format!(", trained rows of {}", trained::MODEL_NAME)
+        }
+        TableKind::Trained => String::new(),
+    }
 }
 
 /// Every row of the weight matrix, in id order.

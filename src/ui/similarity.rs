@@ -529,9 +529,13 @@ fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         width,
         theme.title(),
     );
-    if !model.is_trained() {
-        lines.extend(wrapped(RANDOM_NEIGHBOURS, width, theme.warning()));
-    }
+    let kind = model.table_kind();
+    let kind_style = if kind.is_trained() {
+        theme.finding()
+    } else {
+        theme.warning()
+    };
+    lines.extend(wrapped(kind.nearest_rows_note(), width, kind_style));
     let id_width = model.rows().saturating_sub(1).to_string().len();
     let token_width = from_token
         .iter()
@@ -561,10 +565,6 @@ fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     lines.extend(side_by_side(left, list(INPUT_HEADING, from_input), width));
     lines
 }
-
-/// Said wherever the nearest rows of a random table show, so they never pose as meaning.
-const RANDOM_NEIGHBOURS: &str = "This is an untrained, randomly initialised table: its nearest \
-                                 rows are noise, not related words.";
 
 /// How one nearest-rows list is drawn.
 struct Nearest {
