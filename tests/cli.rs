@@ -733,3 +733,29 @@ fn compare_table_and_errors() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cat"), "{stderr}");
 }
+
+#[test]
+fn trained_vocabulary_prints_the_models_own_rows() {
+    let fixture: Value = serde_json::from_str(include_str!("fixtures/trained-rows.json")).unwrap();
+    let expected: Vec<u32> =
+        serde_json::from_value(fixture["tokens"]["king"]["bits"].clone()).unwrap();
+    let output = json_of(&[
+        "lookup",
+        "--vocab",
+        "trained",
+        "--format",
+        "json",
+        "King zzyzzx",
+    ]);
+    assert_eq!(bits(&output["tokens"][0]["token_vector"]), expected);
+    assert_eq!(output["tokens"][1]["text"], "zzyzzx");
+    assert_eq!(
+        output["tokens"][1]["id"], 1988,
+        "unknown words read [UNK], the last row"
+    );
+    let text = stdout_of(&["lookup", "--vocab", "trained", "the"]);
+    assert!(
+        text.starts_with("trained vocabulary, 1989x384 weights, positions: none, trained rows of all-MiniLM-L6-v2"),
+        "{text}"
+    );
+}

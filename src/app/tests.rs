@@ -145,6 +145,10 @@ fn vocabulary_switch_keeps_the_sentence() {
     assert_eq!(app.model().dims(), 8);
     assert_eq!(app.text(), DEFAULT_SENTENCE);
     app.handle_event(&key(KeyCode::Char('v')));
+    assert_eq!(app.vocab(), Some(VocabKind::Trained));
+    assert!(app.model().is_trained());
+    assert_eq!(app.text(), DEFAULT_SENTENCE);
+    app.handle_event(&key(KeyCode::Char('v')));
     assert_eq!(app.vocab(), Some(VocabKind::Gpt2));
     app.handle_event(&key(KeyCode::Char('v')));
     assert_eq!(app.vocab(), Some(VocabKind::Seed));
