@@ -458,7 +458,7 @@ fn a_lesson_step_derives_each_thing_once() {
 fn switching_the_vocabulary_shares_the_models_made() {
     let mut app = explorer_on(DEFAULT_SENTENCE, None);
     let first: *const EmbeddingModel = app.model();
-    for _ in 0..3 {
+    for _ in 0..VocabKind::ALL.len() {
         app.handle_event(&key(KeyCode::Char('v')));
     }
     assert!(
