@@ -5,7 +5,9 @@
         [--tokenizer tokenizer.json]
 
 Rows: every 997th id of token_embd.weight (and the first and last), read by `embedlens lookup
---ids ... --format json`, must equal `gguf.quants.dequantize` of the same rows bit for bit.
+--ids ... --format json`, must equal `gguf.quants.dequantize` of the same rows bit for bit; so
+must the rows of each `--tensor NAME` (read as the token table with `--token-tensor`), to reach
+the quantized types a file keeps for its other weights.
 Ids: with a published tokenizer.json, `embedlens lookup --model MODEL.gguf` (which rebuilds the
 tokenizer from the file's metadata) must give the same ids as that file for each sample text.
 """
@@ -40,20 +42,23 @@ def main():
     parser.add_argument("model")
     parser.add_argument("binary")
     parser.add_argument("--tokenizer")
+    parser.add_argument("--tensor", action="append", default=[])
     args = parser.parse_args()
 
     reader = GGUFReader(args.model)
-    table = next(t for t in reader.tensors if t.name == "token_embd.weight")
-    rows = int(table.shape[1])
-    ids = sorted({0, rows - 1, *range(0, rows, 997)})
-    tokens = embedlens(args.binary, args.model, "--ids", ",".join(map(str, ids)))
-    for id, token in zip(ids, tokens):
-        want = dequantize(np.asarray(table.data[id:id + 1]), table.tensor_type).astype(np.float32).ravel()
-        got = np.array(token["token_vector"], dtype=np.float32)
-        assert token["id"] == id
-        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), f"row {id} differs"
-    print(f"rows: {len(ids)} rows of {table.name} ({table.tensor_type.name}, {rows}×{table.shape[0]}) "
-          "equal gguf.quants.dequantize bit for bit")
+    for name in ["token_embd.weight", *args.tensor]:
+        table = next(t for t in reader.tensors if t.name == name)
+        rows = int(table.shape[1])
+        ids = sorted({0, rows - 1, *range(0, rows, 997 if rows > 5000 else 97)})
+        chosen = [] if name == "token_embd.weight" else ["--token-tensor", name]
+        tokens = embedlens(args.binary, args.model, *chosen, "--ids", ",".join(map(str, ids)))
+        for id, token in zip(ids, tokens):
+            want = dequantize(np.asarray(table.data[id:id + 1]), table.tensor_type).astype(np.float32).ravel()
+            got = np.array(token["token_vector"], dtype=np.float32)
+            assert token["id"] == id
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), f"{name} row {id} differs"
+        print(f"rows: {len(ids)} rows of {name} ({table.tensor_type.name}, {rows}×{table.shape[0]}) "
+              "equal gguf.quants.dequantize bit for bit")
 
     if args.tokenizer:
         from tokenizers import Tokenizer

@@ -216,3 +216,49 @@ fn a_file_is_told_by_its_magic() {
     assert!(!is_gguf(&path));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Parses damaged bytes and reads what they claim, which must answer Ok or Err, never panic.
+fn read_everything(bytes: Vec<u8>) {
+    let Ok(file) = GgufFile::from_bytes(Arc::new(bytes), Path::new("damaged.gguf")) else {
+        return;
+    };
+    for tensor in file.tensors() {
+        if let Ok(table) = file.table(&tensor.name) {
+            let _ = table.row(0);
+            let _ = table.row(table.rows().saturating_sub(1));
+        }
+    }
+    for (_, value) in file.metadata() {
+        let _ = value.to_string();
+    }
+    if let Ok(built) = metadata_tokenizer(&file) {
+        let _ = built.build("damaged");
+    }
+}
+
+#[test]
+fn every_truncation_and_many_damaged_bytes_are_refused_or_read_never_a_panic() {
+    let reference = std::fs::read(fixture("reference.gguf")).unwrap();
+    let tokenizer = std::fs::read(fixture("tokenizers/spm/model.gguf")).unwrap();
+    for bytes in [&reference, &tokenizer] {
+        for len in (0..bytes.len().min(4096)).step_by(3) {
+            read_everything(bytes[..len].to_vec());
+        }
+        // A small linear congruential generator: the same damage on every run.
+        let mut state = 0x2545_f491_u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            usize::try_from(state >> 33).unwrap()
+        };
+        for _ in 0..200 {
+            let mut damaged = bytes.clone();
+            for _ in 0..=(next() % 4) {
+                let at = next() % damaged.len().min(2048);
+                damaged[at] = u8::try_from(next() % 256).unwrap();
+            }
+            read_everything(damaged);
+        }
+    }
+}

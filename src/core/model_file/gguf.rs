@@ -180,7 +180,7 @@ fn load_tokenizer(
             sentence: "no tokenizer: rows are addressed by id".to_owned(),
             warning: Some(format!(
                 "the file's tokenizer could not be rebuilt ({error:#}), so text cannot be read, \
-                 only ids; a tokenizer.json beside the file would be used instead"
+                 only ids; put the model's tokenizer.json beside the file to read text"
             )),
         },
     })
