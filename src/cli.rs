@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::core::model_file::OpenOptions;
+use crate::core::model_file::hub_cache::{CacheEnv, resolve_model_path};
 use crate::core::model_source::ModelSource;
 use crate::core::positional::PositionScheme;
 use crate::core::vocabulary::VocabKind;
@@ -192,17 +193,44 @@ pub struct CompareArgs {
 /// Arguments of `embedlens inspect`.
 #[derive(Debug, clap::Args)]
 pub struct InspectArgs {
-    /// A model folder, a `.safetensors` or `.gguf` file, or `ollama:NAME[:TAG]`.
+    /// A model folder, a `.safetensors` or `.gguf` file, `ollama:NAME[:TAG]`, or `ORG/NAME`
+    /// from the Hugging Face cache.
     pub path: PathBuf,
+
+    /// The revision of an `ORG/NAME` model in the Hugging Face cache: a reference such as
+    /// `main`, or a commit hash.
+    #[arg(long, value_name = "REF")]
+    pub revision: Option<String>,
+}
+
+impl InspectArgs {
+    /// The path to inspect, with `ORG/NAME` found in the Hugging Face cache.
+    ///
+    /// # Errors
+    /// When `ORG/NAME` is not in the cache; the message names each place looked.
+    pub fn resolved_path(&self) -> Result<PathBuf> {
+        resolve_model_path(
+            &self.path,
+            self.revision.as_deref(),
+            &CacheEnv::from_process(),
+        )
+    }
 }
 
 /// A model opened from files, and how to read it.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ModelArgs {
     /// A model folder (model.safetensors or its shards, tokenizer.json, config.json), one
-    /// .safetensors or .gguf file, or ollama:NAME[:TAG] for a model Ollama has pulled.
+    /// .safetensors or .gguf file, ollama:NAME[:TAG] for a model Ollama has pulled, or ORG/NAME
+    /// for a model in the Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub` or
+    /// `~/.cache/huggingface/hub`) when no such path exists.
     #[arg(long, value_name = "PATH")]
     pub model: Option<PathBuf>,
+
+    /// The revision of an ORG/NAME model in the Hugging Face cache: a reference such as `main`
+    /// (the default), or a commit hash.
+    #[arg(long, value_name = "REF", requires = "model")]
+    pub revision: Option<String>,
 
     /// The tokenizer.json to read text with (default: the one in the model folder).
     #[arg(long, value_name = "FILE", requires = "model")]
@@ -226,12 +254,27 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
+    /// The model's path, with `ORG/NAME` found in the Hugging Face cache; `None` without
+    /// `--model`.
+    ///
+    /// # Errors
+    /// When `ORG/NAME` is not in the cache; the message names each place looked and how to
+    /// fetch the model.
+    pub fn path(&self) -> Result<Option<PathBuf>> {
+        self.model
+            .as_deref()
+            .map(|path| {
+                resolve_model_path(path, self.revision.as_deref(), &CacheEnv::from_process())
+            })
+            .transpose()
+    }
+
     /// Opens the model these arguments name, if they name one.
     ///
     /// # Errors
     /// When the files are missing or unreadable; the message names the file and the problem.
     pub fn open(&self) -> Result<Option<EmbeddingModel>> {
-        let Some(path) = &self.model else {
+        let Some(path) = self.path()? else {
             return Ok(None);
         };
         let options = OpenOptions {
@@ -239,12 +282,7 @@ impl ModelArgs {
             token_tensor: self.token_tensor.clone(),
             position_tensor: self.position_tensor.clone(),
         };
-        ModelSource::File {
-            path: path.clone(),
-            options,
-        }
-        .build(0, 0)
-        .map(Some)
+        ModelSource::File { path, options }.build(0, 0).map(Some)
     }
 }
 

@@ -3,7 +3,6 @@ pub mod attention;
 pub mod block;
 pub mod compare;
 pub mod gguf;
-pub mod hub_cache;
 pub mod layer0;
 pub mod metrics;
 pub mod model_file;

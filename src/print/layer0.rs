@@ -21,13 +21,13 @@ use crate::core::weights::EmbeddingModel;
 /// When no model is given, the model has no usable layer 0 (the message says why), a token
 /// has no id, a head does not exist, or writing fails.
 pub fn attention(args: &AttentionArgs, out: &mut impl Write) -> Result<()> {
-    let Some(path) = &args.model.model else {
+    let Some(path) = args.model.path()? else {
         bail!("attention runs a model's own first layer: give the model with --model PATH");
     };
     let Some(model) = args.model.open()? else {
         bail!("attention needs --model PATH");
     };
-    let layer = real_layer(path)?;
+    let layer = real_layer(&path)?;
     let tokens = match (&args.ids, &args.sentence) {
         (Some(ids), _) => model.tokens_from_ids(ids)?,
         (None, Some(sentence)) => model.tokenize_with(sentence, !args.model.no_special_tokens)?,

@@ -91,8 +91,8 @@ fn write_or_stop<W: Write>(
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     let model = args.table.model(DEFAULT_CONTEXT_LENGTH)?;
     let mut seeded_note = None;
-    if let Some(path) = &args.table.model.model {
-        match layer0::layer_of(path)? {
+    if let Some(path) = args.table.model.path()? {
+        match layer0::layer_of(&path)? {
             Ok(layer) => {
                 return layer0::compare_real(
                     &model,
@@ -137,7 +137,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
 /// # Errors
 /// When the files cannot be read, or the output cannot be written.
 pub fn inspect(args: &InspectArgs, out: &mut impl Write) -> Result<()> {
-    let inspection = crate::core::model_file::inspect(&args.path)?;
+    let inspection = crate::core::model_file::inspect(&args.resolved_path()?)?;
     write_or_stop(out, |out| write!(out, "{inspection}"))
 }
 

@@ -9,6 +9,7 @@ use ndarray::Array1;
 use super::OpenOptions;
 use super::checkpoint::Checkpoint;
 use super::detect::{BertNames, Detected};
+use super::hub_cache::CachedSnapshot;
 use super::safetensors::{mapped_table, mapped_vector};
 use crate::core::block::{EmbeddingBlock, LayerNorm, ModelFamily};
 use crate::core::table::Table;
@@ -122,7 +123,11 @@ pub(super) fn load_tokenizer(
             warning: None,
         });
     };
-    let tokenizer = TextTokenizer::from_file(&path)?;
+    // A snapshot of the Hugging Face cache is named as the hub names the model, not by its hash.
+    let tokenizer = match CachedSnapshot::of(&path) {
+        Some(snapshot) => TextTokenizer::from_file_named(&path, snapshot.repo.to_string())?,
+        None => TextTokenizer::from_file(&path)?,
+    };
     let warning = check_tokenizer_fits(&tokenizer, &path, token.rows(), token_name)?;
     Ok(LoadedTokenizer {
         sentence: format!(

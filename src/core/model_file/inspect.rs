@@ -10,6 +10,7 @@ use super::build::read_tables;
 use super::checkpoint::Checkpoint;
 use super::detect::detect;
 use super::gguf::inspect_gguf;
+use super::hub_cache::CachedSnapshot;
 use super::locate::file_name;
 use super::ollama::{locate_ollama, ollama_reference};
 use crate::core::gguf::is_gguf;
@@ -61,7 +62,11 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
         return inspect_gguf(path, path, None);
     }
     let checkpoint = Checkpoint::read(path)?;
-    let mut detection = vec![checkpoint.note.clone()];
+    let mut detection: Vec<String> = CachedSnapshot::of(path)
+        .map(|snapshot| snapshot.sentence())
+        .into_iter()
+        .collect();
+    detection.push(checkpoint.note.clone());
     let mut warnings = checkpoint.warnings.clone();
     match detect(&checkpoint, &OpenOptions::default())
         .and_then(|detected| Ok((read_tables(&checkpoint, &detected)?, detected)))

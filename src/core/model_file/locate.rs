@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
+use super::hub_cache::CachedSnapshot;
+
 /// The files a path stands for.
 pub(super) struct Located {
     pub(super) folder: Option<PathBuf>,
@@ -138,8 +140,12 @@ pub(super) fn file_name(path: &Path) -> String {
     )
 }
 
-/// A title for the model: the folder's name, or the file's.
+/// A title for the model: `ORG/NAME` for a snapshot of the Hugging Face cache, else the
+/// folder's name, or the file's.
 pub(super) fn label_of(path: &Path) -> String {
+    if let Some(snapshot) = CachedSnapshot::of(path) {
+        return snapshot.repo.to_string();
+    }
     let stem = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

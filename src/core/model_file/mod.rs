@@ -10,7 +10,7 @@
 //! [`build`] reads those tables and the tokenizer, and [`inspect`] lists what a file holds.
 //! GGUF, the second file format, joins in [`open_model`] and [`inspect()`]: [`gguf`] and
 //! [`gguf_detect`] yield its tables and the same [`Provenance`]; [`ollama`] finds the GGUF
-//! blob of a model Ollama has pulled.
+//! blob of a model Ollama has pulled; [`hub_cache`] finds `ORG/NAME` in the Hugging Face cache.
 
 mod build;
 mod checkpoint;
@@ -19,6 +19,7 @@ mod gguf;
 mod gguf_detect;
 #[cfg(test)]
 mod gguf_tests;
+pub mod hub_cache;
 mod inspect;
 mod layer0;
 mod locate;
@@ -37,6 +38,7 @@ use build::{load_tokenizer, read_tables};
 use checkpoint::Checkpoint;
 use detect::detect;
 use gguf::{gguf_label, open_gguf};
+use hub_cache::CachedSnapshot;
 use locate::label_of;
 use ollama::{locate_ollama, ollama_reference};
 
@@ -85,7 +87,11 @@ pub fn open_model(path: &Path, options: &OpenOptions) -> Result<EmbeddingModel> 
     let tables = read_tables(&checkpoint, &detected)?;
     let tokenizer = load_tokenizer(&checkpoint, options, &tables.token, &detected.token)?;
 
-    let mut detection = vec![checkpoint.note.clone()];
+    let mut detection: Vec<String> = CachedSnapshot::of(path)
+        .map(|snapshot| snapshot.sentence())
+        .into_iter()
+        .collect();
+    detection.push(checkpoint.note.clone());
     detection.extend(detected.sentences());
     detection.extend(tables.sentences);
     detection.push(tokenizer.sentence);

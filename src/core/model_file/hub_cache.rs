@@ -312,6 +312,73 @@ pub fn locate(
     }))
 }
 
+/// The path a `--model` argument stands for: itself when it exists (or is not `ORG/NAME`), else
+/// the snapshot folder of `ORG/NAME` at `revision` in the cache the environment names.
+///
+/// # Errors
+/// When `ORG/NAME` is not in the cache (the message names each place looked and how to fetch
+/// it), or a revision is given for a path that is not `ORG/NAME` from the cache.
+pub fn resolve_model_path(
+    path: &Path,
+    revision: Option<&str>,
+    env: &CacheEnv,
+) -> anyhow::Result<PathBuf> {
+    let repo = path.to_str().and_then(RepoId::parse);
+    match repo {
+        Some(repo) if !path.exists() => locate(&repo, revision, env)
+            .map(|snapshot| snapshot.folder)
+            .map_err(|miss| anyhow::anyhow!(miss.message())),
+        _ => match revision {
+            Some(revision) => anyhow::bail!(
+                "--revision {revision} picks a revision of a model in the Hugging Face cache \
+                 (--model ORG/NAME), but {} is a path on disk",
+                path.display()
+            ),
+            None => Ok(path.to_owned()),
+        },
+    }
+}
+
+/// A snapshot of the cache that a path lies in: the model and its commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedSnapshot {
+    /// The model, from its folder's name.
+    pub repo: RepoId,
+    /// The snapshot's commit hash.
+    pub commit: String,
+}
+
+impl CachedSnapshot {
+    /// Recognises `…/models--ORG--NAME/snapshots/<commit>` and anything inside it, so a model
+    /// opened from the cache is named as the hub names it, however it was given.
+    #[must_use]
+    pub fn of(path: &Path) -> Option<Self> {
+        let parts: Vec<&str> = path
+            .components()
+            .map(|part| part.as_os_str().to_str())
+            .collect::<Option<_>>()?;
+        let at = parts.iter().rposition(|&part| part == "snapshots")?;
+        let (owner, name) = parts
+            .get(at.checked_sub(1)?)?
+            .strip_prefix("models--")?
+            .split_once("--")?;
+        let commit = (*parts.get(at + 1)?).to_owned();
+        let repo = RepoId::parse(&format!("{owner}/{name}"))?;
+        Some(Self { repo, commit })
+    }
+
+    /// Where the files came from, for the detection list.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        let short: String = self.commit.chars().take(12).collect();
+        format!(
+            "from the Hugging Face cache: {} at commit {short} (its snapshot's links lead to the \
+             cached blobs)",
+            self.repo
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,6 +520,60 @@ mod tests {
         assert!(
             miss.message()
                 .contains("points at a snapshot that is not there")
+        );
+    }
+
+    #[test]
+    fn a_model_argument_is_a_path_first_then_the_cache() {
+        let dir = fake_cache();
+        let env = env_with_hub(dir.path());
+        let resolved = resolve_model_path(Path::new("org/tiny"), None, &env).unwrap();
+        assert!(resolved.ends_with(format!("snapshots/{COMMIT}")));
+        let at_pr = resolve_model_path(Path::new("org/tiny"), Some("pr/1"), &env).unwrap();
+        assert!(at_pr.ends_with(format!("snapshots/{OTHER}")));
+        // A path that exists is taken as it is, even when it looks like ORG/NAME.
+        let local = dir.path().join("hub");
+        assert_eq!(resolve_model_path(&local, None, &env).unwrap(), local);
+        let error = resolve_model_path(&local, Some("main"), &env)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("is a path on disk"), "{error}");
+        let missing = resolve_model_path(Path::new("no/such"), None, &env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            missing.contains("huggingface-cli download no/such"),
+            "{missing}"
+        );
+        let odd = Path::new("not-a-repo.safetensors");
+        assert_eq!(resolve_model_path(odd, None, &env).unwrap(), odd);
+    }
+
+    #[test]
+    fn a_snapshot_path_names_its_model_and_commit() {
+        let folder = format!("/c/hub/models--org--tiny/snapshots/{COMMIT}");
+        let expected = CachedSnapshot {
+            repo: repo(),
+            commit: COMMIT.to_owned(),
+        };
+        assert_eq!(
+            CachedSnapshot::of(Path::new(&folder)),
+            Some(expected.clone())
+        );
+        let file = format!("{folder}/model.safetensors");
+        assert_eq!(CachedSnapshot::of(Path::new(&file)), Some(expected.clone()));
+        assert!(
+            expected
+                .sentence()
+                .contains("org/tiny at commit 0123456789ab")
+        );
+        assert_eq!(
+            CachedSnapshot::of(Path::new("/models/tiny/snapshots")),
+            None
+        );
+        assert_eq!(
+            CachedSnapshot::of(Path::new("/a/models--x/snapshots/1")),
+            None
         );
     }
 
