@@ -431,6 +431,7 @@ fn merges_from_scores<'a>(vocab: &Vocab<'a>, scores: &[f32]) -> Vec<(&'a str, &'
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
     use std::path::{Path, PathBuf};
 
     use super::*;
@@ -486,6 +487,95 @@ mod tests {
                     "{kind} id {id}"
                 );
             }
+        }
+    }
+
+    /// GPT-2's printable stand-in for each byte (its `bytes_to_unicode`): printable Latin-1
+    /// bytes stand for themselves, the rest take the characters from U+0100 on, in order.
+    fn byte_level(bytes: &[u8]) -> String {
+        let printable = |b: u8| matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
+        let mut table = ['\0'; 256];
+        let mut next = 0x100u32;
+        for byte in 0..=255u8 {
+            table[usize::from(byte)] = if printable(byte) {
+                char::from(byte)
+            } else {
+                next += 1;
+                char::from_u32(next - 1).unwrap()
+            };
+        }
+        bytes.iter().map(|&b| table[usize::from(b)]).collect()
+    }
+
+    /// GPT-2's merges, recovered from tiktoken's ranks: a token's bytes, merged by the ranks
+    /// below its own, end as exactly the two tokens its merge joins.
+    fn gpt2_merges(tokens: &[Vec<u8>]) -> Vec<String> {
+        let rank: HashMap<&[u8], usize> = tokens
+            .iter()
+            .enumerate()
+            .map(|(id, t)| (t.as_slice(), id))
+            .collect();
+        let mut merges = Vec::new();
+        for (id, token) in tokens.iter().enumerate().filter(|(_, t)| t.len() > 1) {
+            let mut parts: Vec<&[u8]> = token.chunks(1).collect();
+            loop {
+                let best = (0..parts.len() - 1)
+                    .filter_map(|i| {
+                        let joined = [parts[i], parts[i + 1]].concat();
+                        rank.get(joined.as_slice())
+                            .filter(|&&r| r < id)
+                            .map(|&r| (r, i))
+                    })
+                    .min();
+                let Some((_, i)) = best else { break };
+                let joined = &token[parts[..i].iter().map(|p| p.len()).sum::<usize>()..]
+                    [..parts[i].len() + parts[i + 1].len()];
+                parts.splice(i..=i + 1, [joined]);
+            }
+            assert_eq!(parts.len(), 2, "id {id}");
+            merges.push(format!("{} {}", byte_level(parts[0]), byte_level(parts[1])));
+        }
+        merges
+    }
+
+    #[test]
+    fn gpt2_from_metadata_gives_the_ids_of_gpt2s_own_tokenizer() {
+        use super::super::writer::GgufWriter;
+        use crate::core::tokenizer::GPT2_END_OF_TEXT;
+        let published = TextTokenizer::gpt2().unwrap();
+        let bpe = tiktoken_rs::r50k_base().unwrap();
+        let tokens: Vec<Vec<u8>> = (0..GPT2_END_OF_TEXT)
+            .map(|id| bpe.decode_bytes(&[u32::try_from(id).unwrap()]).unwrap())
+            .collect();
+        let merges = gpt2_merges(&tokens);
+        assert_eq!(merges.len(), 50_000);
+        let mut strings: Vec<String> = tokens.iter().map(|t| byte_level(t)).collect();
+        strings.push("<|endoftext|>".to_owned());
+        let mut types = vec![MetadataValue::I32(1); GPT2_END_OF_TEXT];
+        types.push(MetadataValue::I32(3));
+        // As llama.cpp's converter stores GPT-2.
+        let writer = GgufWriter::new()
+            .text("tokenizer.ggml.model", "gpt2")
+            .text("tokenizer.ggml.pre", "gpt-2")
+            .texts("tokenizer.ggml.tokens", &strings)
+            .metadata("tokenizer.ggml.token_type", MetadataValue::Array(types))
+            .texts("tokenizer.ggml.merges", &merges)
+            .number("tokenizer.ggml.bos_token_id", 50_256)
+            .number("tokenizer.ggml.eos_token_id", 50_256);
+        let file = GgufFile::from_bytes(
+            std::sync::Arc::new(writer.to_bytes()),
+            Path::new("gpt2.gguf"),
+        )
+        .unwrap();
+        let rebuilt = metadata_tokenizer(&file).unwrap().build("gpt2").unwrap();
+        // (tiktoken reads a typed <|endoftext|> as text; GPT-2's tokenizer.json, like the
+        // rebuilt one, as the special token. The sample texts type none.)
+        for text in TEXTS {
+            assert_eq!(
+                ids(&rebuilt, text, false),
+                ids(&published, text, false),
+                "{text:?}"
+            );
         }
     }
 
