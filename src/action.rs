@@ -85,6 +85,14 @@ pub enum Action {
     Edit(KeyEvent),
     /// Text pasted into the input.
     Paste(String),
+    /// Go back one level: close the open pane, else leave compare mode; never quit.
+    Back,
+    /// Scroll the help overlay by a number of lines (negative: up).
+    ScrollHelp(isize),
+    /// A printable key that means nothing where it was pressed.
+    Unbound(char),
+    /// The terminal's new size, in columns and rows.
+    Resize(u16, u16),
 }
 
 /// Where a binding applies.
@@ -135,6 +143,43 @@ impl Key {
         let modifiers = event.modifiers - KeyModifiers::SHIFT;
         self.code == event.code && self.modifiers == modifiers
     }
+
+    /// The key as the screen writes it: `p`, `Enter`, `←`, `Ctrl+U`, `F1`.
+    #[must_use]
+    pub fn name(self) -> String {
+        let base = match self.code {
+            KeyCode::Char(c) if self.modifiers.contains(KeyModifiers::CONTROL) => {
+                return format!("Ctrl+{}", c.to_ascii_uppercase());
+            }
+            KeyCode::Char(' ') => "Space",
+            KeyCode::Char(c) => return c.to_string(),
+            KeyCode::F(n) => return format!("F{n}"),
+            KeyCode::Enter => "Enter",
+            KeyCode::Tab => "Tab",
+            KeyCode::Esc => "Esc",
+            KeyCode::Home => "Home",
+            KeyCode::End => "End",
+            KeyCode::PageUp => "PgUp",
+            KeyCode::PageDown => "PgDn",
+            KeyCode::Left => "←",
+            KeyCode::Right => "→",
+            KeyCode::Up => "↑",
+            KeyCode::Down => "↓",
+            _ => "?",
+        };
+        base.to_owned()
+    }
+}
+
+/// Which of a binding's keys the help bar shows.
+#[derive(Clone, Debug)]
+pub enum BarKeys {
+    /// The first key.
+    First,
+    /// The first two keys.
+    FirstTwo,
+    /// The first key, then the first key of another action in the same scope (`←/→`).
+    AndThen(Action),
 }
 
 /// One row of the key table.
@@ -146,384 +191,128 @@ pub struct Binding {
     pub keys: &'static [Key],
     /// What to do.
     pub action: Action,
-    /// How the keys are written in the help.
-    pub keys_label: &'static str,
     /// What the keys do, for the help overlay.
     pub description: &'static str,
-    /// The short form in the help bar, if it appears there: keys and a word or two.
-    pub bar: Option<(&'static str, &'static str)>,
+    /// Whether the help bar shows it: which keys, and a word or two.
+    pub bar: Option<(BarKeys, &'static str)>,
 }
 
-/// A row of the table, positionally, to keep the table readable.
+impl Binding {
+    /// All its keys as the help writes them: `←/h`.
+    #[must_use]
+    pub fn keys_label(&self) -> String {
+        let names: Vec<String> = self.keys.iter().map(|key| key.name()).collect();
+        names.join("/")
+    }
+}
+
+/// A row of the table, positionally, to keep the table one row a line.
 const fn b(
     scope: Scope,
     keys: &'static [Key],
     action: Action,
-    keys_label: &'static str,
     description: &'static str,
-    bar: Option<(&'static str, &'static str)>,
+    bar: Option<(BarKeys, &'static str)>,
 ) -> Binding {
     Binding {
         scope,
         keys,
         action,
-        keys_label,
         description,
         bar,
     }
+}
+
+/// Shown in the help bar by its first key.
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "fills the optional bar column of the table"
+)]
+const fn bar(words: &'static str) -> Option<(BarKeys, &'static str)> {
+    Some((BarKeys::First, words))
+}
+
+/// Shown in the help bar by its first two keys.
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "fills the optional bar column of the table"
+)]
+const fn bar2(words: &'static str) -> Option<(BarKeys, &'static str)> {
+    Some((BarKeys::FirstTwo, words))
+}
+
+/// Shown in the help bar with another action's key: `←/→ step`.
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "fills the optional bar column of the table"
+)]
+const fn bar_with(other: Action, words: &'static str) -> Option<(BarKeys, &'static str)> {
+    Some((BarKeys::AndThen(other), words))
 }
 
 use Action as A;
 use KeyCode as K;
 use Scope as S;
 
-/// The key table: the only place keys are given meaning, read by both the handler and the help.
+/// How many lines a page of the help overlay scrolls.
+const HELP_PAGE: isize = 10;
+
+/// The key table: the only place keys are given meaning, read by the handler, the help bar,
+/// the help overlay and every sentence that names a key ([`key_name`]).
 #[rustfmt::skip]
 static BINDINGS: &[Binding] = &[
-    b(
-        S::Input,
-        &[plain(K::Enter), plain(K::Tab), plain(K::Esc)],
-        A::FocusExplorer,
-        "Enter/Tab",
-        "step through the lookups of what you typed",
-        Some(("Enter", "explore")),
-    ),
-    b(
-        S::Input,
-        &[ctrl('u')],
-        A::ClearInput,
-        "Ctrl+U",
-        "clear the sentence (Ctrl+Z brings it back)",
-        Some(("Ctrl+U", "clear")),
-    ),
-    b(
-        S::Input,
-        &[ctrl('z')],
-        A::Undo,
-        "Ctrl+Z",
-        "undo the last edit",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::Left), ch('h')],
-        A::Previous,
-        "←/h",
-        "previous token's lookup",
-        Some(("←/→", "step")),
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::Right), ch('l')],
-        A::Next,
-        "→/l",
-        "next token's lookup",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::Home)],
-        A::First,
-        "Home",
-        "first token",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::End)],
-        A::Last,
-        "End",
-        "last token",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::Up), ch('k')],
-        A::ScrollUp,
-        "↑/k",
-        "scroll the weight matrix up",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::Down), ch('j')],
-        A::ScrollDown,
-        "↓/j",
-        "scroll the weight matrix down",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::PageUp)],
-        A::PageUp,
-        "PgUp",
-        "scroll the matrix a page up",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::PageDown)],
-        A::PageDown,
-        "PgDn",
-        "scroll the matrix a page down",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('p')],
-        A::TogglePositions,
-        "p",
-        "add positions: token + position = input",
-        Some(("p", "positions")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('m')],
-        A::CycleScheme,
-        "m",
-        "position scheme: learned, sinusoidal",
-        Some(("m", "scheme")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('v')],
-        A::CycleVocab,
-        "v",
-        "vocabulary: seed, words, gpt2, your model",
-        Some(("v", "vocab")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('c')],
-        A::ToggleCompare,
-        "c",
-        "compare two word orders side by side",
-        Some(("c", "compare")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('I')],
-        A::FocusOther,
-        "I",
-        "compare mode: type the second sentence",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('r')],
-        A::Reorder,
-        "r",
-        "compare mode: B in another order",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('a')],
-        A::ShowDetail(Detail::Attention),
-        "a",
-        "self-attention over the input vectors",
-        Some(("a", "attention")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('u')],
-        A::ToggleCausal,
-        "u",
-        "attention: unmasked or causal mask",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('s')],
-        A::ShowDetail(Detail::Similarity),
-        "s",
-        "cosine similarities and nearest rows",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('o')],
-        A::ShowDetail(Detail::OneHot),
-        "o",
-        "the lookup as one-hot(id) × weight matrix",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('t')],
-        A::ShowDetail(Detail::PositionTable),
-        "t",
-        "the position table as a heat map",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('L')],
-        A::ToggleLesson,
-        "L",
-        "the guided lesson: predict, then see",
-        Some(("L", "lesson")),
-    ),
-    b(
-        S::Lesson,
-        &[ch('1')],
-        A::Answer(1),
-        "1",
-        "choose answer 1",
-        Some(("1/2", "answer")),
-    ),
-    b(
-        S::Lesson,
-        &[ch('2')],
-        A::Answer(2),
-        "2",
-        "choose answer 2",
-        None,
-    ),
-    b(
-        S::Lesson,
-        &[plain(K::Enter), plain(K::Right), ch('l')],
-        A::LessonNext,
-        "Enter/→",
-        "next step of the lesson",
-        Some(("Enter", "next")),
-    ),
-    b(
-        S::Lesson,
-        &[plain(K::Left), ch('h')],
-        A::LessonBack,
-        "←",
-        "previous step of the lesson",
-        Some(("←", "back")),
-    ),
-    b(
-        S::Lesson,
-        &[plain(K::Esc), ch('L'), ch('q')],
-        A::ToggleLesson,
-        "Esc/L",
-        "leave the lesson (L resumes it)",
-        Some(("Esc", "leave")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('/')],
-        A::StartSearch,
-        "/",
-        "find a token in the matrix by its text",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('n')],
-        A::NextMatch,
-        "n",
-        "next row the search found",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('#')],
-        A::StartGoTo,
-        "#",
-        "go to an id in the matrix",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('S')],
-        A::ToggleSpecialTokens,
-        "S",
-        "special tokens ([CLS], [SEP]) on or off",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('x')],
-        A::ToggleWideView,
-        "x",
-        "wide vectors: colour strip or exact values",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch('[')],
-        A::DimsLeft,
-        "[",
-        "exact values of wide vectors: scroll left",
-        None,
-    ),
-    b(
-        S::Explorer,
-        &[ch(']')],
-        A::DimsRight,
-        "]",
-        "exact values of wide vectors: scroll right",
-        None,
-    ),
-    b(
-        S::Prompt,
-        &[plain(K::Enter)],
-        A::PromptSubmit,
-        "Enter",
-        "find or go",
-        Some(("Enter", "go")),
-    ),
-    b(
-        S::Prompt,
-        &[plain(K::Esc)],
-        A::PromptCancel,
-        "Esc",
-        "cancel",
-        Some(("Esc", "cancel")),
-    ),
-    b(
-        S::Explorer,
-        &[plain(K::Tab), ch('i')],
-        A::FocusInput,
-        "Tab/i",
-        "back to the input to type",
-        Some(("i", "edit")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('?')],
-        A::ToggleHelp,
-        "?",
-        "help",
-        Some(("?", "help")),
-    ),
-    b(
-        S::Explorer,
-        &[ch('q'), plain(K::Esc)],
-        A::Quit,
-        "q/Esc",
-        "quit",
-        Some(("q", "quit")),
-    ),
-    b(
-        S::Help,
-        &[ch('?'), plain(K::Esc), plain(K::Enter)],
-        A::ToggleHelp,
-        "?/Esc",
-        "close the help",
-        Some(("?/Esc", "close help")),
-    ),
-    b(
-        S::Help,
-        &[ch('q')],
-        A::Quit,
-        "q",
-        "quit",
-        Some(("q", "quit")),
-    ),
-    b(
-        S::Anywhere,
-        &[ctrl('c')],
-        A::Quit,
-        "Ctrl+C",
-        "quit from anywhere",
-        Some(("Ctrl+C", "quit")),
-    ),
+    b(S::Input, &[plain(K::Enter), plain(K::Tab), plain(K::Esc)], A::FocusExplorer, "step through the lookups of what you typed", bar("explore")),
+    b(S::Input, &[ctrl('u')], A::ClearInput, "clear the sentence (Ctrl+Z brings it back)", bar("clear")),
+    b(S::Input, &[ctrl('z')], A::Undo, "undo the last edit", None),
+    b(S::Explorer, &[plain(K::Left), ch('h')], A::Previous, "previous token's lookup", bar_with(A::Next, "step")),
+    b(S::Explorer, &[plain(K::Right), ch('l')], A::Next, "next token's lookup", None),
+    b(S::Explorer, &[plain(K::Home)], A::First, "first token", None),
+    b(S::Explorer, &[plain(K::End)], A::Last, "last token", None),
+    b(S::Explorer, &[plain(K::Up), ch('k')], A::ScrollUp, "scroll the weight matrix up", None),
+    b(S::Explorer, &[plain(K::Down), ch('j')], A::ScrollDown, "scroll the weight matrix down", None),
+    b(S::Explorer, &[plain(K::PageUp)], A::PageUp, "scroll the matrix a page up", None),
+    b(S::Explorer, &[plain(K::PageDown)], A::PageDown, "scroll the matrix a page down", None),
+    b(S::Explorer, &[ch('p')], A::TogglePositions, "add positions: token + position = input", bar("positions")),
+    b(S::Explorer, &[ch('m')], A::CycleScheme, "scheme: learned, sinusoidal, RoPE, ALiBi", bar("scheme")),
+    b(S::Explorer, &[ch('v')], A::CycleVocab, "vocabulary: seed, words, gpt2, your model", bar("vocab")),
+    b(S::Explorer, &[ch('c')], A::ToggleCompare, "compare two word orders side by side", bar("compare")),
+    b(S::Explorer, &[ch('I')], A::FocusOther, "compare mode: type the second sentence", None),
+    b(S::Explorer, &[ch('r')], A::Reorder, "compare mode: B in another order", None),
+    b(S::Explorer, &[ch('a')], A::ShowDetail(Detail::Attention), "self-attention over the input vectors", bar("attention")),
+    b(S::Explorer, &[ch('u')], A::ToggleCausal, "attention: unmasked or causal mask", None),
+    b(S::Explorer, &[ch('s')], A::ShowDetail(Detail::Similarity), "cosine similarities and nearest rows", None),
+    b(S::Explorer, &[ch('o')], A::ShowDetail(Detail::OneHot), "the lookup as one-hot(id) × weight matrix", None),
+    b(S::Explorer, &[ch('t')], A::ShowDetail(Detail::PositionTable), "the position table as a heat map", None),
+    b(S::Explorer, &[ch('L')], A::ToggleLesson, "the guided lesson: predict, then see", bar("lesson")),
+    b(S::Lesson, &[ch('1')], A::Answer(1), "choose answer 1", bar_with(A::Answer(2), "answer")),
+    b(S::Lesson, &[ch('2')], A::Answer(2), "choose answer 2", None),
+    b(S::Lesson, &[plain(K::Enter), plain(K::Right), ch('l')], A::LessonNext, "next step of the lesson", bar("next")),
+    b(S::Lesson, &[plain(K::Left), ch('h')], A::LessonBack, "previous step of the lesson", bar("back")),
+    b(S::Lesson, &[plain(K::Esc), ch('L'), ch('q')], A::ToggleLesson, "leave the lesson (L resumes it)", bar("leave")),
+    b(S::Lesson, &[ch('?')], A::ToggleHelp, "help", bar("help")),
+    b(S::Explorer, &[ch('/')], A::StartSearch, "find a token in the matrix by its text", None),
+    b(S::Explorer, &[ch('n')], A::NextMatch, "next row the search found", None),
+    b(S::Explorer, &[ch('#')], A::StartGoTo, "go to an id in the matrix", None),
+    b(S::Explorer, &[ch('S')], A::ToggleSpecialTokens, "special tokens ([CLS], [SEP]) on or off", None),
+    b(S::Explorer, &[ch('x')], A::ToggleWideView, "wide vectors: colour strip or exact values", None),
+    b(S::Explorer, &[ch('[')], A::DimsLeft, "exact values of wide vectors: scroll left", None),
+    b(S::Explorer, &[ch(']')], A::DimsRight, "exact values of wide vectors: scroll right", None),
+    b(S::Prompt, &[plain(K::Enter)], A::PromptSubmit, "find or go", bar("go")),
+    b(S::Prompt, &[plain(K::Esc)], A::PromptCancel, "cancel", bar("cancel")),
+    b(S::Explorer, &[ch('i'), plain(K::Tab)], A::FocusInput, "back to the input to type", bar("edit")),
+    b(S::Explorer, &[plain(K::Esc)], A::Back, "back: close the pane, then compare mode", None),
+    b(S::Explorer, &[ch('?')], A::ToggleHelp, "help", bar("help")),
+    b(S::Explorer, &[ch('q')], A::Quit, "quit", bar("quit")),
+    b(S::Help, &[ch('?'), plain(K::Esc), plain(K::Enter)], A::ToggleHelp, "close the help", bar2("close help")),
+    b(S::Help, &[plain(K::Up), ch('k')], A::ScrollHelp(-1), "scroll the help up", bar_with(A::ScrollHelp(1), "scroll")),
+    b(S::Help, &[plain(K::Down), ch('j')], A::ScrollHelp(1), "scroll the help down", None),
+    b(S::Help, &[plain(K::PageUp)], A::ScrollHelp(-HELP_PAGE), "scroll the help a page up", None),
+    b(S::Help, &[plain(K::PageDown), ch(' ')], A::ScrollHelp(HELP_PAGE), "scroll the help a page down", None),
+    b(S::Help, &[plain(K::Home)], A::ScrollHelp(isize::MIN), "top of the help", None),
+    b(S::Help, &[plain(K::End)], A::ScrollHelp(isize::MAX), "end of the help", None),
+    b(S::Help, &[ch('q')], A::Quit, "quit", bar("quit")),
+    b(S::Anywhere, &[plain(K::F(1))], A::ToggleHelp, "help, even while typing", bar("help")),
+    b(S::Anywhere, &[ctrl('c')], A::Quit, "quit from anywhere", bar("quit")),
 ];
 
 /// The key table, in the order the help lists it.
@@ -537,6 +326,74 @@ fn in_scope(binding: &Binding, scope: Scope) -> bool {
     binding.scope == scope || binding.scope == Scope::Anywhere
 }
 
+/// The binding for `action` in `scope` (or anywhere), if a key is bound to it there.
+fn binding_for(action: &Action, scope: Scope) -> Option<&'static Binding> {
+    bindings()
+        .iter()
+        .find(|binding| in_scope(binding, scope) && binding.action == *action)
+}
+
+/// The name of the first key bound to `action` in `scope`, for sentences that name a key.
+///
+/// Every key named on screen comes from here, so the words can never drift from the table.
+/// A sentence asking for an action with no key in that scope is a bug: debug builds (and so
+/// every test that draws the sentence) panic; release builds show `?`.
+#[must_use]
+pub fn key_name(action: &Action, scope: Scope) -> String {
+    let binding = binding_for(action, scope);
+    debug_assert!(binding.is_some(), "no key for {action:?} in {scope:?}");
+    binding.map_or_else(|| "?".to_owned(), |binding| binding.keys[0].name())
+}
+
+/// The name of the first key bound to `action` in the explorer: `key(A::TogglePositions)` is `p`.
+#[must_use]
+pub fn key(action: &Action) -> String {
+    key_name(action, Scope::Explorer)
+}
+
+/// Static prose with each `{ActionName}` (an explorer action without data, as in
+/// `"{CycleScheme} cycles the schemes"`; `{Lesson:ActionName}` for the lesson's key) replaced
+/// by the name of its key.
+///
+/// For sentences fixed at compile time; a name with no explorer key stays as written, which the
+/// key-name test reports.
+#[must_use]
+pub fn fill_keys(template: &str) -> String {
+    let mut text = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        text.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            rest = &rest[open..];
+            break;
+        };
+        let name = &after[..close];
+        match explorer_key_named(name) {
+            Some(key) => text.push_str(&key),
+            None => text.push_str(&rest[open..=open + 1 + close]),
+        }
+        rest = &after[close + 1..];
+    }
+    text.push_str(rest);
+    text
+}
+
+/// The first key of the explorer's (or the lesson's) action whose name is `name`;
+/// `Lesson:Name` asks the lesson first.
+fn explorer_key_named(name: &str) -> Option<String> {
+    let (scopes, name) = match name.strip_prefix("Lesson:") {
+        Some(name) => ([Scope::Lesson, Scope::Explorer], name),
+        None => ([Scope::Explorer, Scope::Lesson], name),
+    };
+    scopes.into_iter().find_map(|scope| {
+        bindings()
+            .iter()
+            .find(|binding| in_scope(binding, scope) && format!("{:?}", binding.action) == name)
+            .map(|binding| binding.keys[0].name())
+    })
+}
+
 /// The action a key press means in a scope; in the input, unbound keys edit the text.
 #[must_use]
 pub fn action_for_key(key: KeyEvent, scope: Scope) -> Option<Action> {
@@ -545,23 +402,73 @@ pub fn action_for_key(key: KeyEvent, scope: Scope) -> Option<Action> {
         .filter(|binding| in_scope(binding, scope))
         .find(|binding| binding.keys.iter().any(|k| k.matches(&key)))
         .map(|binding| binding.action.clone());
-    match (bound, scope) {
-        (Some(action), _) => Some(action),
-        (None, Scope::Input) => Some(Action::Edit(key)),
-        (None, Scope::Prompt) => Some(Action::PromptKey(key)),
-        (None, _) => None,
+    let printable = match key.code {
+        KeyCode::Char(c) if (key.modifiers - KeyModifiers::SHIFT).is_empty() => Some(c),
+        _ => None,
+    };
+    match (bound, scope, printable) {
+        (Some(action), _, _) => Some(action),
+        (None, Scope::Input, _) => Some(Action::Edit(key)),
+        (None, Scope::Prompt, _) => Some(Action::PromptKey(key)),
+        (None, Scope::Explorer, Some(c)) => Some(Action::Unbound(c)),
+        (None, _, _) => None,
     }
 }
 
+/// The keys a help-bar entry shows.
+fn bar_keys(binding: &Binding, keys: &BarKeys) -> String {
+    match keys {
+        BarKeys::First => binding.keys[0].name(),
+        BarKeys::FirstTwo => binding
+            .keys
+            .iter()
+            .take(2)
+            .map(|key| key.name())
+            .collect::<Vec<_>>()
+            .join("/"),
+        BarKeys::AndThen(other) => {
+            let other = key_name(other, binding.scope);
+            format!("{}/{other}", binding.keys[0].name())
+        }
+    }
+}
+
+/// One entry of the help bar: the keys, what they do, and whether the bar must keep it
+/// however narrow it is (help and quit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarEntry {
+    /// The keys, as the table names them.
+    pub keys: String,
+    /// A word or two.
+    pub words: &'static str,
+    /// Help and quit: never dropped.
+    pub essential: bool,
+}
+
 /// The help bar's entries for a scope, in table order.
-pub fn bar_entries(scope: Scope) -> impl Iterator<Item = (&'static str, &'static str)> {
-    let anywhere_hidden = scope != Scope::Input;
+#[must_use]
+pub fn bar_entries(scope: Scope) -> Vec<BarEntry> {
+    // A binding that works anywhere shows only where the scope has no key of its own for the
+    // same action: F1 for help while typing (where `?` types), Ctrl+C where `q` does not quit.
+    let own = |action: &Action| {
+        bindings()
+            .iter()
+            .any(|binding| binding.scope == scope && binding.action == *action)
+    };
     bindings()
         .iter()
         .filter(move |binding| in_scope(binding, scope))
-        // Outside the input, q already quits; the bar keeps Ctrl+C for the input, where q types.
-        .filter(move |binding| !(anywhere_hidden && binding.scope == Scope::Anywhere))
-        .filter_map(|binding| binding.bar)
+        .filter(move |binding| !(binding.scope == Scope::Anywhere && own(&binding.action)))
+        .filter_map(|binding| {
+            let (keys, words) = binding.bar.as_ref()?;
+            let essential = matches!(binding.action, Action::Quit | Action::ToggleHelp);
+            Some(BarEntry {
+                keys: bar_keys(binding, keys),
+                words,
+                essential,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -578,7 +485,12 @@ mod tests {
         assert_eq!(action_for_key(q, Scope::Input), Some(Action::Edit(q)));
         assert_eq!(action_for_key(q, Scope::Explorer), Some(Action::Quit));
         let z = press(KeyCode::Char('z'));
-        assert_eq!(action_for_key(z, Scope::Explorer), None);
+        assert_eq!(
+            action_for_key(z, Scope::Explorer),
+            Some(Action::Unbound('z')),
+            "an unbound letter is answered on screen, not typed"
+        );
+        assert_eq!(action_for_key(z, Scope::Help), None);
     }
 
     #[test]
@@ -648,19 +560,96 @@ mod tests {
         }
     }
 
+    fn bar(scope: Scope) -> Vec<(String, &'static str)> {
+        bar_entries(scope)
+            .into_iter()
+            .map(|entry| (entry.keys, entry.words))
+            .collect()
+    }
+
     #[test]
     fn the_bar_comes_from_the_table() {
-        let explorer: Vec<_> = bar_entries(Scope::Explorer).collect();
-        assert!(explorer.contains(&("p", "positions")));
-        assert!(!explorer.iter().any(|(keys, _)| *keys == "Ctrl+C"));
-        let input: Vec<_> = bar_entries(Scope::Input).collect();
+        let explorer = bar(Scope::Explorer);
+        assert!(explorer.contains(&("p".to_owned(), "positions")));
+        assert!(explorer.contains(&("←/→".to_owned(), "step")));
+        assert!(
+            !explorer
+                .iter()
+                .any(|(keys, _)| keys == "Ctrl+C" || keys == "F1")
+        );
         assert_eq!(
-            input,
+            bar(Scope::Input),
             [
-                ("Enter", "explore"),
-                ("Ctrl+U", "clear"),
-                ("Ctrl+C", "quit")
+                ("Enter".to_owned(), "explore"),
+                ("Ctrl+U".to_owned(), "clear"),
+                ("F1".to_owned(), "help"),
+                ("Ctrl+C".to_owned(), "quit")
             ]
+        );
+        assert!(bar(Scope::Lesson).contains(&("1/2".to_owned(), "answer")));
+        assert!(bar(Scope::Help).contains(&("?/Esc".to_owned(), "close help")));
+    }
+
+    #[test]
+    fn every_scope_offers_help_and_a_way_out_in_its_bar() {
+        for scope in [
+            Scope::Input,
+            Scope::Explorer,
+            Scope::Help,
+            Scope::Prompt,
+            Scope::Lesson,
+        ] {
+            let entries = bar_entries(scope);
+            let essential: Vec<_> = entries.iter().filter(|e| e.essential).collect();
+            assert!(
+                essential.iter().any(|e| e.words == "quit"),
+                "{scope:?} shows no quit"
+            );
+            assert!(
+                essential.iter().any(|e| e.words.contains("help")),
+                "{scope:?} shows no help"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_are_named_as_the_table_binds_them() {
+        assert_eq!(key(&Action::TogglePositions), "p");
+        assert_eq!(key(&Action::Previous), "←");
+        assert_eq!(key_name(&Action::ClearInput, Scope::Input), "Ctrl+U");
+        assert_eq!(key_name(&Action::ToggleHelp, Scope::Input), "F1");
+        assert_eq!(key_name(&Action::PromptCancel, Scope::Prompt), "Esc");
+        let binding = binding_for(&Action::Previous, Scope::Explorer).unwrap();
+        assert_eq!(binding.keys_label(), "←/h");
+    }
+
+    #[test]
+    fn templates_name_the_keys_of_their_actions() {
+        assert_eq!(
+            fill_keys("{TogglePositions} adds positions, {CycleScheme} cycles {them}"),
+            "p adds positions, m cycles {them}"
+        );
+        assert_eq!(
+            fill_keys("{Lesson:ToggleLesson} or {ToggleLesson}"),
+            "Esc or L"
+        );
+        assert_eq!(fill_keys("no braces {"), "no braces {");
+    }
+
+    #[test]
+    fn f1_opens_help_everywhere_and_esc_never_quits() {
+        let f1 = press(KeyCode::F(1));
+        let esc = press(KeyCode::Esc);
+        for scope in [Scope::Input, Scope::Explorer, Scope::Prompt, Scope::Lesson] {
+            assert_eq!(action_for_key(f1, scope), Some(Action::ToggleHelp));
+            assert_ne!(action_for_key(esc, scope), Some(Action::Quit), "{scope:?}");
+        }
+        assert_eq!(action_for_key(esc, Scope::Explorer), Some(Action::Back));
+        let question = press(KeyCode::Char('?'));
+        assert_eq!(
+            action_for_key(question, Scope::Input),
+            Some(Action::Edit(question)),
+            "? types in the input"
         );
     }
 }

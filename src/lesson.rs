@@ -105,7 +105,7 @@ pub const STEPS: [Step; 7] = [
         answer: 2,
         reveal: "RoPE leaves the embeddings alone (the copies stay identical there) and rotates \
                  each query and key by an angle that grows with position, so a score depends \
-                 on how far apart two tokens are. ALiBi (press m) instead subtracts a penalty \
+                 on how far apart two tokens are. ALiBi (press {CycleScheme}) instead subtracts a penalty \
                  that grows with distance from the scores.",
         setup: Setup::InsideAttention,
     },
@@ -116,8 +116,9 @@ pub const STEPS: [Step; 7] = [
                    attention, are what bring order in.",
         choices: None,
         answer: 1,
-        reveal: "That is the whole lesson. Esc returns to the explorer with everything you \
-                 saw still on screen; L starts the lesson again from the top.",
+        reveal: "That is the whole lesson. {Lesson:ToggleLesson} returns to the explorer with \
+                 everything you saw still on screen; {ToggleLesson} starts the lesson again from \
+                 the top.",
         setup: Setup::Summary,
     },
 ];

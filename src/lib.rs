@@ -7,6 +7,7 @@ pub mod action;
 pub mod app;
 pub mod cli;
 pub mod core;
+pub mod help;
 pub mod lesson;
 pub mod print;
 #[cfg(unix)]

@@ -20,6 +20,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 
+use crate::action::{Action, Scope, key_name};
 use crate::app::App;
 use crate::theme::Theme;
 use crate::view_state::Detail;
@@ -99,7 +100,12 @@ impl Widget for &App {
         }
         help::render_bar(self, bar_area, buf);
         if self.help_open() {
-            help::render_overlay(self, area, buf);
+            // Over everything but the help bar, which keeps saying how to scroll and close it.
+            let [above_bar, _] = area.layout(&Layout::vertical([
+                Constraint::Fill(1),
+                Constraint::Length(1),
+            ]));
+            help::render_overlay(self, above_bar, buf);
         }
     }
 }
@@ -232,8 +238,10 @@ fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: Theme) -> Block<'a
 fn render_too_small(area: Rect, buf: &mut Buffer) {
     let message = format!(
         "Terminal too small ({}×{}): embedlens needs {MIN_WIDTH}×{MIN_HEIGHT}. \
-         Enlarge it; your sentence is kept. Ctrl+C quits.",
-        area.width, area.height
+         Enlarge it; your sentence is kept. {} quits.",
+        area.width,
+        area.height,
+        key_name(&Action::Quit, Scope::Anywhere)
     );
     Paragraph::new(message)
         .wrap(Wrap { trim: true })

@@ -972,3 +972,52 @@ fn one_word_is_set_aside_for_the_pair_and_comes_back() {
     press(&mut app, &[KeyCode::Char('c')]);
     assert_eq!(app.text(), "fox");
 }
+
+/// The help overlay opened with F1 at a size, then scrolled to its end.
+fn help_scrolled_to_the_end(width: u16, height: u16) -> App {
+    let mut app = at_second_fox();
+    app.handle_event(&Event::Resize(width, height));
+    press(&mut app, &[KeyCode::F(1), KeyCode::End]);
+    app
+}
+
+#[test]
+fn help_overlay_scrolled_to_its_end_at_80_by_24() {
+    let app = help_scrolled_to_the_end(80, 24);
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("closes this help"),
+        "the last line is reachable"
+    );
+    assert!(
+        text.contains("of "),
+        "the border says which lines are shown"
+    );
+    assert!(text.contains("? help") || text.contains("close help"));
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn help_overlay_scrolled_to_its_end_at_200_by_60() {
+    let app = help_scrolled_to_the_end(200, 60);
+    assert_snapshot!(draw(&app, 200, 60).backend());
+}
+
+#[test]
+fn the_help_bar_keeps_help_and_quit_however_narrow() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('z')]);
+    for width in [50, 64, 80] {
+        let terminal = draw(&app, width, 24);
+        let bar = screen_text(&terminal)
+            .lines()
+            .nth(23)
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            bar.contains("? help") && bar.contains("q quit"),
+            "{width}: {bar}"
+        );
+    }
+}

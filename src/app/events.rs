@@ -28,6 +28,8 @@ impl App {
     /// # Errors
     /// When the terminal cannot be drawn or read.
     pub fn run(mut self, terminal: &mut DefaultTerminal) -> Result<()> {
+        let size = terminal.size()?;
+        self.update(Action::Resize(size.width, size.height));
         while self.running {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
             // While a table is being generated, wake up now and then to show it when it is done.
@@ -85,7 +87,7 @@ impl App {
                 .as_key_press_event()
                 .and_then(|key| action_for_key(key, self.scope())),
             Event::Paste(text) => Some(Action::Paste(text.clone())),
-            Event::Resize(..) => Some(Action::Tick),
+            Event::Resize(columns, rows) => Some(Action::Resize(*columns, *rows)),
             _ => None,
         }
     }

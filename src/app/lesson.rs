@@ -3,6 +3,7 @@
 
 use super::navigation::{Focus, Jump};
 use super::{App, DEFAULT_SENTENCE};
+use crate::action::{Action, Scope, key, key_name};
 use crate::core::attention::Mask;
 use crate::core::compare::default_pair;
 use crate::core::positional::PositionScheme;
@@ -27,9 +28,10 @@ impl App {
             self.lesson.paused = Some(progress);
             self.restore_sentence();
             self.status = Some(format!(
-                "left the lesson at step {} of {}; your sentence is back; L resumes it",
+                "left the lesson at step {} of {}; your sentence is back; {} resumes it",
                 progress.step + 1,
-                STEPS.len()
+                STEPS.len(),
+                key(&Action::ToggleLesson)
             ));
             return;
         }
@@ -58,13 +60,20 @@ impl App {
             return;
         };
         if !progress.revealed() {
-            self.status = Some("make your guess first: 1 or 2".to_owned());
+            self.status = Some(format!(
+                "make your guess first: {} or {}",
+                key_name(&Action::Answer(1), Scope::Lesson),
+                key_name(&Action::Answer(2), Scope::Lesson)
+            ));
             return;
         }
         if progress.is_last() {
             self.restore_sentence();
             self.lesson = LessonState::default();
-            self.status = Some("lesson finished; L starts it again".to_owned());
+            self.status = Some(format!(
+                "lesson finished; {} starts it again",
+                key(&Action::ToggleLesson)
+            ));
             return;
         }
         let step = progress.step + 1;

@@ -19,7 +19,7 @@ mod tests;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
-use crate::action::Action;
+use crate::action::{Action, key};
 use crate::core::attention::Mask;
 use crate::core::compare::Comparison;
 use crate::core::positional::PositionScheme;
@@ -50,6 +50,18 @@ pub const DEFAULT_SENTENCE: &str = "fox bites the fox";
 
 /// The default sentence as ids, for tables read by id: fox bites the fox in the seed vocabulary.
 pub const DEFAULT_IDS: &str = "2 4 0 2";
+
+/// What the status line says to a printable key that means nothing in the explorer.
+fn unbound(c: char) -> String {
+    format!(
+        "{c} does nothing here: {} to type a sentence, {} for the keys",
+        key(&Action::FocusInput),
+        key(&Action::ToggleHelp)
+    )
+}
+
+/// The terminal size assumed until the terminal reports its own.
+const DEFAULT_SCREEN: (u16, u16) = (80, 24);
 
 /// What the explorer starts with.
 #[derive(Clone, Debug)]
@@ -138,6 +150,8 @@ impl App {
                 special_tokens: options.special_tokens,
                 ids: options.ids,
                 help_open: false,
+                help_scroll: 0,
+                screen: DEFAULT_SCREEN,
             },
             prompts: Prompts::default(),
             compare: None,
@@ -158,7 +172,10 @@ impl App {
     /// The only place state changes: the action changes inputs, then what depends on them is
     /// derived again.
     pub fn update(&mut self, action: Action) {
-        if !matches!(action, Action::PromptKey(_) | Action::Tick) {
+        if !matches!(
+            action,
+            Action::PromptKey(_) | Action::Tick | Action::Resize(..)
+        ) {
             self.status = None;
         }
         self.apply(action);
@@ -191,7 +208,11 @@ impl App {
         let rows = self.sources.model().rows();
         match action {
             Action::Quit => self.running = false,
-            Action::ToggleHelp => self.settings.help_open = !self.settings.help_open,
+            Action::ToggleHelp => self.settings.toggle_help(),
+            Action::ScrollHelp(lines) => self.settings.scroll_help(lines),
+            Action::Resize(columns, rows) => self.settings.resize(columns, rows),
+            Action::Back => self.back(),
+            Action::Unbound(c) => self.status = Some(unbound(c)),
             Action::FocusExplorer => {
                 self.nav.focus = Focus::Explorer;
                 self.go_to(0);
@@ -281,6 +302,18 @@ impl App {
                 self.settings.help_open = false;
                 self.editor.paste(&text);
             }
+        }
+    }
+
+    /// Goes back one level: the open pane closes, else compare mode ends; never quits.
+    fn back(&mut self) {
+        if self.settings.detail != Detail::Lookups {
+            self.settings.detail = Detail::Lookups;
+        } else if self.compare.take().is_none() {
+            self.status = Some(format!(
+                "nothing to go back from: {} quits",
+                key(&Action::Quit)
+            ));
         }
     }
 
@@ -404,6 +437,12 @@ impl App {
     #[must_use]
     pub fn help_open(&self) -> bool {
         self.settings.help_open
+    }
+
+    /// The first line of the help overlay shown.
+    #[must_use]
+    pub fn help_scroll(&self) -> usize {
+        self.settings.help_scroll
     }
 
     /// How wide vectors are drawn now.

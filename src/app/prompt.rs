@@ -4,6 +4,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::navigation::Navigation;
+use crate::action::{Action, key};
 use crate::core::weights::EmbeddingModel;
 
 /// How many rows a search remembers for `n`.
@@ -98,7 +99,11 @@ impl Prompts {
                     Some(&id) => {
                         nav.show_row(id);
                         let more = if self.matches.len() > 1 {
-                            format!(" (1 of {}; n for the next)", self.matches.len())
+                            format!(
+                                " (1 of {}; {} for the next)",
+                                self.matches.len(),
+                                key(&Action::NextMatch)
+                            )
                         } else {
                             String::new()
                         };
@@ -113,7 +118,7 @@ impl Prompts {
     /// Goes to the next row the last search found; the answer for the status line.
     pub fn next_match(&self, model: &EmbeddingModel, nav: &mut Navigation) -> String {
         if self.matches.is_empty() {
-            return "no search yet: / finds a token".to_owned();
+            return format!("no search yet: {} finds a token", key(&Action::StartSearch));
         }
         let index = self
             .matches

@@ -33,6 +33,10 @@ pub struct Settings {
     pub ids: bool,
     /// Whether the help overlay is open.
     pub help_open: bool,
+    /// The first help line shown.
+    pub help_scroll: usize,
+    /// The terminal's size in columns and rows, as last reported.
+    pub screen: (u16, u16),
 }
 
 impl Settings {
@@ -53,6 +57,25 @@ impl Settings {
         } else {
             detail
         };
+    }
+
+    /// Opens or closes the help overlay, at its top.
+    pub fn toggle_help(&mut self) {
+        self.help_open = !self.help_open;
+        self.help_scroll = 0;
+    }
+
+    /// Scrolls the help overlay by `lines`, within what the terminal leaves to scroll.
+    pub fn scroll_help(&mut self, lines: isize) {
+        let (columns, rows) = self.screen;
+        let last = crate::help::max_scroll(columns, rows);
+        self.help_scroll = self.help_scroll.saturating_add_signed(lines).min(last);
+    }
+
+    /// Records the terminal's new size; the help stays within what it leaves to scroll.
+    pub fn resize(&mut self, columns: u16, rows: u16) {
+        self.screen = (columns, rows);
+        self.scroll_help(0);
     }
 
     /// Moves the exact-values window `DIMS_STEP` dimensions left.

@@ -478,3 +478,57 @@ fn the_panes_data_goes_when_the_pane_closes() {
     app.handle_event(&key(KeyCode::Char('o')));
     assert_eq!(counts(&app).one_hot, before.one_hot + 1);
 }
+
+#[test]
+fn esc_goes_back_one_level_and_never_quits() {
+    let mut app = explorer_on(DEFAULT_SENTENCE, None);
+    app.handle_event(&key(KeyCode::Char('c')));
+    app.handle_event(&key(KeyCode::Char('a')));
+    app.handle_event(&key(KeyCode::Esc));
+    assert_eq!(app.detail(), Detail::Lookups, "the pane closes first");
+    assert!(app.compare().is_some());
+    app.handle_event(&key(KeyCode::Esc));
+    assert!(app.compare().is_none(), "then compare mode ends");
+    app.handle_event(&key(KeyCode::Esc));
+    assert!(app.is_running(), "at the top Esc does not quit");
+    assert_eq!(app.status(), Some("nothing to go back from: q quits"));
+    app.handle_event(&key(KeyCode::Char('q')));
+    assert!(!app.is_running(), "q quits from the top level");
+}
+
+#[test]
+fn an_unbound_letter_in_the_explorer_says_so_and_edits_nothing() {
+    let mut app = explorer_on(DEFAULT_SENTENCE, None);
+    app.handle_event(&key(KeyCode::Char('z')));
+    assert_eq!(app.text(), DEFAULT_SENTENCE);
+    assert_eq!(
+        app.status(),
+        Some("z does nothing here: i to type a sentence, ? for the keys")
+    );
+}
+
+#[test]
+fn help_opens_with_f1_from_the_input_and_scrolls_within_its_lines() {
+    let mut app = App::new(Options::default());
+    app.handle_event(&Event::Resize(80, 24));
+    app.handle_event(&key(KeyCode::F(1)));
+    assert!(app.help_open());
+    app.handle_event(&key(KeyCode::Down));
+    assert_eq!(app.help_scroll(), 1);
+    app.handle_event(&key(KeyCode::End));
+    let last = crate::help::max_scroll(80, 24);
+    assert_eq!(app.help_scroll(), last);
+    app.handle_event(&key(KeyCode::Down));
+    assert_eq!(app.help_scroll(), last, "the end stays the end");
+    app.handle_event(&key(KeyCode::Up));
+    assert_eq!(
+        app.help_scroll(),
+        last - 1,
+        "one key up from the end moves up"
+    );
+    app.handle_event(&Event::Resize(200, 60));
+    assert_eq!(app.help_scroll(), 0, "everything fits: nothing to scroll");
+    app.handle_event(&key(KeyCode::F(1)));
+    assert!(!app.help_open());
+    assert_eq!(app.text(), DEFAULT_SENTENCE, "F1 typed nothing");
+}

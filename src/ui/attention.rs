@@ -17,6 +17,7 @@ use super::vector::{
     WideStyle, fit, format_value, is_wide, pad, pad_left, shade_glyph, values_per_line,
     vector_lines, wide_legend, wide_line, window, wrap_words,
 };
+use crate::action::fill_keys;
 use crate::app::{App, MAX_VIEW_TOKENS};
 use crate::core::attention::{Attention, Mask};
 use crate::core::positional::{
@@ -530,9 +531,10 @@ fn finding(app: &App, attention: &Attention, grid: &Grid, width: usize) -> Vec<S
     let causal = app.mask() == Mask::Causal;
     let text = match (app.active_scheme(), causal) {
         (PositionScheme::None, false) => {
-            let mut text = "No position signal: each word's output depends only on which words \
-                            are present, not their order (press c to compare orders)."
-                .to_owned();
+            let mut text = fill_keys(
+                "No position signal: each word's output depends only on which words are \
+                 present, not their order (press {ToggleCompare} to compare orders).",
+            );
             if let Some(copies) = repeated_current(app, grid) {
                 text.push_str(&copies);
             }
@@ -768,7 +770,7 @@ fn alibi_lines(
         Mask::None => {
             "Unmasked, a sentence and its exact reversal keep every distance between words, so \
              ALiBi alone cannot tell a 3-word sentence from its reversal: each word gets the \
-             same output in both orders. Press u for the causal mask ALiBi was designed for."
+             same output in both orders. Press {ToggleCausal} for the causal mask ALiBi was designed for."
         }
         Mask::Causal => {
             "With the causal mask each token sees only itself and the tokens before it, the \
@@ -776,7 +778,7 @@ fn alibi_lines(
         }
     };
     lines.extend(
-        wrap_words(note, width)
+        wrap_words(&fill_keys(note), width)
             .into_iter()
             .map(|line| Line::styled(line, theme.muted())),
     );

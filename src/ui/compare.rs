@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::vector::{format_value, is_wide, pad, values_per_line, wide_line, wrap_words};
+use crate::action::{Action, key};
 use crate::app::App;
 use crate::core::compare::{Comparison, Wording};
 use crate::theme::Theme;
@@ -50,7 +51,11 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         crate::core::attention::Mask::None => "unmasked attention",
         crate::core::attention::Mask::Causal => "causal attention",
     };
-    let title = format!(" Compare · {} · {mask} · c leaves ", positions_name(app));
+    let title = format!(
+        " Compare · {} · {mask} · {} leaves ",
+        positions_name(app),
+        key(&Action::ToggleCompare)
+    );
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);
     block.render(area, buf);
@@ -58,7 +63,11 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Ok(comparison) => comparison,
         Err(message) => {
             let message = if message.is_empty() {
-                "Type two sentences to compare (i edits A, I edits B)."
+                &format!(
+                    "Type two sentences to compare ({} edits A, {} edits B).",
+                    key(&Action::FocusInput),
+                    key(&Action::FocusOther)
+                )
             } else {
                 message
             };

@@ -3,24 +3,13 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::vector::pad;
-use crate::action::{Scope, bar_entries, bindings};
+use super::vector::{display_width, pad};
+use crate::action::{BarEntry, Scope, bar_entries};
 use crate::app::{App, PromptKind};
-
-/// The widest the help overlay gets.
-const HELP_WIDTH: u16 = 112;
-/// Columns of one key and its description in the help overlay.
-const COLUMN_WIDTH: usize = 54;
-
-/// The lesson in a few lines, at the top of the help overlay.
-const LESSON: [&str; 4] = [
-    "An embedding layer is a weight matrix: a token's id is the address of a row, and the",
-    "layer returns that row. The same id returns the same vector wherever it stands, so the",
-    "two copies of a repeated word look identical to self-attention. Adding position vectors",
-    "(p) is what tells them, and word orders, apart.",
-];
+use crate::help::{self, COLUMN_WIDTH, HELP_WIDTH, HelpLine, KEYS_WIDTH};
+use crate::theme::Theme;
 
 pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
@@ -45,51 +34,86 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(status.to_owned(), theme.finding()));
         spans.push(Span::raw("  "));
     }
-    for (keys, description) in bar_entries(app.scope()) {
-        spans.push(Span::styled(keys, theme.key()));
-        spans.push(Span::raw(format!(" {description}  ")));
+    // Help and quit are kept however narrow the bar: the others go first, from the end.
+    let mut entries = bar_entries(app.scope());
+    let width = |entries: &[BarEntry]| -> usize {
+        entries
+            .iter()
+            .map(|entry| display_width(&entry.keys) + entry.words.len() + 3)
+            .sum()
+    };
+    let lead: usize = spans.iter().map(Span::width).sum();
+    let room = usize::from(area.width);
+    while lead + width(&entries) > room {
+        let Some(index) = entries.iter().rposition(|entry| !entry.essential) else {
+            break;
+        };
+        entries.remove(index);
     }
+    let essentials = width(&entries);
+    if lead + essentials > room {
+        // Still too wide: the status gives way, and the keys go to the right-hand end.
+        let left = Line::from(spans);
+        left.render(area, buf);
+        let keys_width = u16::try_from(essentials.min(room)).unwrap_or(u16::MAX);
+        let right = Rect {
+            x: area.right().saturating_sub(keys_width),
+            width: keys_width,
+            ..area
+        };
+        Clear.render(right, buf);
+        Line::from(entry_spans(&entries, theme)).render(right, buf);
+        return;
+    }
+    spans.extend(entry_spans(&entries, theme));
     Line::from(spans).render(area, buf);
+}
+
+/// The bar's entries as styled keys and words.
+fn entry_spans(entries: &[BarEntry], theme: Theme) -> Vec<Span<'static>> {
+    entries
+        .iter()
+        .flat_map(|entry| {
+            [
+                Span::styled(entry.keys.clone(), theme.key()),
+                Span::raw(format!(" {}  ", entry.words)),
+            ]
+        })
+        .collect()
 }
 
 pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let popup_width = area.width.min(HELP_WIDTH);
-    // Side by side when there is room, so the whole table fits on a 40-row terminal.
-    let two_columns = usize::from(popup_width.saturating_sub(2)) >= 2 * COLUMN_WIDTH;
-    let mut lines: Vec<Line> = LESSON.iter().map(|line| Line::raw(*line)).collect();
-    for (scope, heading) in [
-        (Scope::Input, "While typing"),
-        (Scope::Explorer, "While exploring"),
-        (Scope::Anywhere, "Anywhere"),
-    ] {
-        lines.push(Line::default());
-        lines.push(Line::styled(heading, theme.title()));
-        let entries: Vec<Vec<Span>> = bindings()
-            .iter()
-            .filter(|b| b.scope == scope)
-            .map(|binding| {
-                vec![
-                    Span::styled(format!("  {:<10}", binding.keys_label), theme.key()),
-                    Span::raw(pad(binding.description, COLUMN_WIDTH - 12)),
-                ]
-            })
-            .collect();
-        if two_columns {
-            for pair in entries.chunks(2) {
-                lines.push(Line::from(pair.concat()));
-            }
-        } else {
-            lines.extend(entries.into_iter().map(Line::from));
-        }
-    }
-    lines.push(Line::default());
-    lines.push(Line::styled("? or Esc closes this help.", theme.muted()));
-    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let width = help::inner_width(area.width);
+    let help_lines = help::help_lines(width);
+    let total = help_lines.len();
+    let visible = help::visible_rows(area.height + 1, total);
+    let first = app.help_scroll().min(total - visible);
+    let lines: Vec<Line> = help_lines[first..first + visible]
+        .iter()
+        .map(|line| match line {
+            HelpLine::Text(text) => Line::raw(text.clone()),
+            HelpLine::Blank => Line::default(),
+            HelpLine::Heading(heading) => Line::styled(*heading, theme.title()),
+            HelpLine::Entries(entries) => Line::from(
+                entries
+                    .iter()
+                    .flat_map(|(keys, description)| {
+                        [
+                            Span::styled(format!("  {}", pad(keys, KEYS_WIDTH - 2)), theme.key()),
+                            Span::raw(pad(description, COLUMN_WIDTH - KEYS_WIDTH)),
+                        ]
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            HelpLine::Footer(text) => Line::styled(text.clone(), theme.muted()),
+        })
+        .collect();
+    let height = u16::try_from(visible + 2).unwrap_or(u16::MAX);
     let popup = area.centered(Constraint::Length(popup_width), Constraint::Length(height));
     Clear.render(popup, buf);
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(super::pane(" Help · what the explorer shows ", true, theme))
-        .render(popup, buf);
+    let block = super::pane(" Help · what the explorer shows ", true, theme);
+    let block = super::with_range(block, "lines", &(first..first + visible), total, theme);
+    Paragraph::new(lines).block(block).render(popup, buf);
 }

@@ -9,6 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthChar;
 
 use super::vector::display_width;
+use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, Focus};
 use crate::core::vocabulary::copies_of;
 use crate::theme::CURRENT_MARKER;
@@ -17,10 +18,20 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let typing = app.focus() == Focus::Input;
     let title = match (app.compare().is_some(), typing) {
-        (false, true) => " Sentence · type, then Enter to step through the lookups ",
-        (false, false) => " Sentence · i to edit ",
-        (true, true) => " Sentences A and B · typing into the one marked ▶ · Enter to compare ",
-        (true, false) => " Sentences A and B · i edits A, I edits B ",
+        (false, true) => format!(
+            " Sentence · type, then {} to step through the lookups ",
+            key_name(&Action::FocusExplorer, Scope::Input)
+        ),
+        (false, false) => format!(" Sentence · {} to edit ", key(&Action::FocusInput)),
+        (true, true) => format!(
+            " Sentences A and B · typing into the one marked ▶ · {} to compare ",
+            key_name(&Action::FocusExplorer, Scope::Input)
+        ),
+        (true, false) => format!(
+            " Sentences A and B · {} edits A, {} edits B ",
+            key(&Action::FocusInput),
+            key(&Action::FocusOther)
+        ),
     };
     let block = super::pane(title, typing, theme);
     let inner = block.inner(area);

@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::App;
 use crate::lesson::{STEPS, Setup};
 
@@ -27,7 +28,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         STEPS.len(),
         step.title
     );
-    let mut lines = vec![Line::styled(step.question, theme.title())];
+    let mut lines = vec![Line::styled(fill_keys(step.question), theme.title())];
     if let Some(choices) = step.choices {
         for (number, choice) in (1..).zip(choices) {
             let chosen = progress.answered == Some(number);
@@ -60,7 +61,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Some(_) => Span::styled("✘ Not quite: the panes above show why. ", theme.warning()),
             None => Span::raw(""),
         };
-        lines.push(Line::from(vec![verdict, Span::raw(step.reveal)]));
+        lines.push(Line::from(vec![verdict, Span::raw(fill_keys(step.reveal))]));
         // The copies' distance answers the repeated-word step; before it, it would give
         // that answer away.
         if app.compare().is_none()
@@ -70,14 +71,20 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(finding);
         }
         let next = if progress.is_last() {
-            "Enter finishes the lesson · ← back · Esc leaves"
+            fill_lesson_keys(
+                "{LessonNext} finishes the lesson · {LessonBack} back · {Leave} leaves",
+            )
         } else {
-            "Enter: next step · ← back · Esc leaves (L resumes here)"
+            fill_lesson_keys(
+                "{LessonNext}: next step · {LessonBack} back · {Leave} leaves ({Resume} resumes here)",
+            )
         };
         lines.push(Line::styled(next, theme.muted()));
     } else {
         lines.push(Line::styled(
-            "Guess first: press 1 or 2. The panes show the answer after you choose.",
+            fill_lesson_keys(
+                "Guess first: press {Answer1} or {Answer2}. The panes show the answer after you choose.",
+            ),
             theme.muted(),
         ));
     }
@@ -106,7 +113,10 @@ pub(super) fn render_guess_first(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let text = vec![
         Line::default(),
-        Line::styled("  Make your guess below first (1 or 2).", theme.title()),
+        Line::styled(
+            fill_lesson_keys("  Make your guess below first ({Answer1} or {Answer2})."),
+            theme.title(),
+        ),
         Line::styled(
             "  This pane shows the answer once you have chosen.",
             theme.muted(),
@@ -115,4 +125,17 @@ pub(super) fn render_guess_first(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(text)
         .block(super::pane(" Hidden until you guess ", false, theme))
         .render(area, buf);
+}
+
+/// Lesson prose with its keys named by the table: `{LessonNext}`, `{LessonBack}`, `{Leave}`
+/// (leave the lesson), `{Resume}` (start it again from the explorer), `{Answer1}`, `{Answer2}`.
+fn fill_lesson_keys(template: &str) -> String {
+    let lesson = |action: &Action| key_name(action, Scope::Lesson);
+    template
+        .replace("{LessonNext}", &lesson(&Action::LessonNext))
+        .replace("{LessonBack}", &lesson(&Action::LessonBack))
+        .replace("{Leave}", &lesson(&Action::ToggleLesson))
+        .replace("{Resume}", &key(&Action::ToggleLesson))
+        .replace("{Answer1}", &lesson(&Action::Answer(1)))
+        .replace("{Answer2}", &lesson(&Action::Answer(2)))
 }

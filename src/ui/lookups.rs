@@ -13,6 +13,7 @@ use super::vector::{
     VALUE_WIDTH, WideStyle, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line,
     window,
 };
+use crate::action::{Action, key};
 use crate::app::App;
 use crate::core::positional::PositionVector;
 use crate::core::vocabulary::copies_of;
@@ -171,7 +172,10 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             app.scheme()
         )
     } else {
-        " Lookups · the row each id returned (p adds positions) ".to_owned()
+        format!(
+            " Lookups · the row each id returned ({} adds positions) ",
+            key(&Action::TogglePositions)
+        )
     };
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);

@@ -13,6 +13,7 @@ use super::vector::{
     VALUE_WIDTH, WideStyle, is_wide, pad, values_per_line, vector_lines, wide_legend, wide_line,
     window, wrap_words,
 };
+use crate::action::{Action, Scope, key, key_name};
 use crate::app::App;
 use crate::theme::{CURRENT_MARKER, Theme};
 
@@ -56,7 +57,10 @@ fn pane_lines(app: &App, width: usize, height: usize) -> Vec<Line<'static>> {
     let model = app.model();
     let Some(token) = app.current_token() else {
         return wrapped(
-            "Type a sentence, then press Enter: each token's lookup is shown as a product.",
+            &format!(
+                "Type a sentence, then press {}: each token's lookup is shown as a product.",
+                key_name(&Action::FocusExplorer, Scope::Input)
+            ),
             width,
             theme.muted(),
         );
@@ -73,7 +77,10 @@ fn pane_lines(app: &App, width: usize, height: usize) -> Vec<Line<'static>> {
             theme.warning(),
         );
         lines.extend(wrapped(
-            "Step to another token, or press v for another vocabulary.",
+            &format!(
+                "Step to another token, or press {} for another vocabulary.",
+                key(&Action::CycleVocab)
+            ),
             width,
             theme.muted(),
         ));

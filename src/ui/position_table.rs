@@ -15,6 +15,7 @@ use super::vector::{
     WideStyle, WideView, dims_per_cell, fit, is_wide, strip_glyph, values_per_line, vector_lines,
     wide_line, window, wrap_words,
 };
+use crate::action::{Action, key};
 use crate::app::App;
 use crate::core::metrics::typical_magnitude;
 use crate::core::positional::{PositionScheme, sinusoidal};
@@ -67,9 +68,12 @@ impl<'a> Shown<'a> {
         };
         let sinusoidal_positions = context.max(last_position + 1);
         let added = if app.overlay() {
-            ""
+            String::new()
         } else {
-            " Not added now: p adds positions."
+            format!(
+                " Not added now: {} adds positions.",
+                key(&Action::TogglePositions)
+            )
         };
         let sinusoidal_shown = |what: String, caption: String, warning: bool| Self {
             source: Source::Sinusoidal,

@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::vector::format_value;
+use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, Focus};
 use crate::core::block::ModelFamily;
 use crate::core::positional::{PositionScheme, PositionVector};
@@ -28,7 +29,16 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 /// Why nothing is added for a model without a learned position table.
 const NO_TABLE_EXPLANATION: &str = "This model has no learned position table: it keeps position \
     out of the embedding layer (Llama-style models rotate queries and keys inside attention), so \
-    the copies stay identical here. m switches to sinusoidal vectors to see what adding one does.";
+    the copies stay identical here. {CycleScheme} switches to sinusoidal vectors to see what adding \
+    one does.";
+
+/// What to do before there is a lookup to show.
+fn type_first() -> String {
+    format!(
+        "Type a sentence, then press {} to step through its lookups.",
+        key_name(&Action::FocusExplorer, Scope::Input)
+    )
+}
 
 fn readout_lines(app: &App) -> Vec<Line<'static>> {
     let theme = app.theme();
@@ -43,10 +53,7 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
         return compare_lines(app);
     }
     let Some(lookup) = app.lookups().get(app.step()) else {
-        return vec![Line::styled(
-            "Type a sentence, then press Enter to step through its lookups.",
-            theme.muted(),
-        )];
+        return vec![Line::styled(type_first(), theme.muted())];
     };
     let token = &lookup.token;
     let Some(id) = token.id else {
@@ -56,7 +63,7 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
     if let Some(sentence) = describe_copies(app.lookups(), app.step(), app.active_scheme()) {
         lines.push(Line::styled(sentence, theme.finding()));
         let explanation = if lookup.position == PositionVector::NoLearnedTable {
-            NO_TABLE_EXPLANATION.to_owned()
+            fill_keys(NO_TABLE_EXPLANATION)
         } else if app.overlay() && !app.scheme().is_additive() {
             format!(
                 "{} adds nothing to the embeddings, so the copies stay identical here: position \
@@ -69,8 +76,11 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
                 app.scheme()
             )
         } else {
-            "Same id, same row, same vector: the lookup has no input for position. p adds positions."
-                .to_owned()
+            format!(
+                "Same id, same row, same vector: the lookup has no input for position. {} adds \
+                 positions.",
+                key(&Action::TogglePositions)
+            )
         };
         lines.push(Line::styled(explanation, theme.muted()));
     } else if let Some(sentence) = describe_lookalikes(app.lookups(), app.step()) {
@@ -93,7 +103,11 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::styled(why_it_matters(app), theme.muted()));
     if app.focus() == Focus::Input {
         lines.push(Line::styled(
-            "New here? Press Enter, then L for a guided lesson that asks before it shows.",
+            format!(
+                "New here? Press {}, then {} for a guided lesson that asks before it shows.",
+                key_name(&Action::FocusExplorer, Scope::Input),
+                key(&Action::ToggleLesson)
+            ),
             theme.key(),
         ));
     }
@@ -148,7 +162,9 @@ fn no_row_lines(app: &App, text: &str) -> Vec<Line<'static>> {
             theme.warning(),
         ),
         Line::styled(
-            "Press v for the words vocabulary, or i to edit the sentence.",
+            fill_keys(
+                "Press {CycleVocab} for the words vocabulary, or {FocusInput} to edit the sentence.",
+            ),
             theme.muted(),
         ),
     ]
@@ -163,8 +179,11 @@ fn compare_lines(app: &App) -> Vec<Line<'static>> {
             theme.title(),
         ),
         Line::styled(
-            "p adds position vectors and m cycles the schemes: watch the badge and the attention line. \
-             u switches on the causal mask of decoder models. i edits A, I edits B; c leaves.",
+            fill_keys(
+                "{TogglePositions} adds position vectors and {CycleScheme} cycles the schemes: watch \
+                 the badge and the attention line. {ToggleCausal} switches on the causal mask of \
+                 decoder models. {FocusInput} edits A, {FocusOther} edits B; {ToggleCompare} leaves.",
+            ),
             theme.muted(),
         ),
     ]

@@ -9,6 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::vector::{HEAT_LEGEND, display_width, fit, heat_glyph, pad, window, wrap_words};
+use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
 use crate::core::verdict::Direction;
 use crate::core::vocabulary::copies_of;
@@ -64,7 +65,10 @@ fn title(app: &App) -> String {
             app.scheme()
         )
     } else {
-        " Cosine similarity · token vectors (p adds positions) ".to_owned()
+        format!(
+            " Cosine similarity · token vectors ({} adds positions) ",
+            key(&Action::TogglePositions)
+        )
     }
 }
 
@@ -106,7 +110,10 @@ fn pane_lines(app: &App, width: usize, height: usize) -> Content {
     };
     let muted = |text: &str| wrapped(text, width, theme.muted());
     if app.tokens().is_empty() {
-        content.lines = muted("Type a sentence, then press Enter to compare its vectors.");
+        content.lines = muted(&format!(
+            "Type a sentence, then press {} to compare its vectors.",
+            key_name(&Action::FocusExplorer, Scope::Input)
+        ));
         return content;
     }
     let cosine = app.views().cosine.as_ref();
@@ -459,7 +466,10 @@ fn finding_lines(
     };
     lines.extend(wrapped(&finding, width, theme.finding()));
     let explanation = if !app.overlay() {
-        "The lookup sees only the id, not where the word stands; p adds positions.".to_owned()
+        format!(
+            "The lookup sees only the id, not where the word stands; {} adds positions.",
+            key(&Action::TogglePositions)
+        )
     } else if identical || !value.is_finite() {
         String::new()
     } else {

@@ -1,0 +1,163 @@
+//! Every key named in on-screen text comes from the key table.
+//!
+//! Sentences ask the table (`key`, `key_name`, `fill_keys`); this test reads the source of
+//! everything that draws or says something and fails on a string that names a key itself,
+//! and on a `{Action}` placeholder that names no key.
+
+use std::fs;
+use std::path::Path;
+
+use embedlens::action::fill_keys;
+use embedlens::lesson::STEPS;
+
+/// Words that follow a key when a sentence tells the learner to press it.
+const KEY_VERBS: &[&str] = &[
+    "adds",
+    "cycles",
+    "edits",
+    "leaves",
+    "resumes",
+    "starts",
+    "quits",
+    "finishes",
+    "brings",
+    "switches",
+    "closes",
+    "opens",
+    "finds",
+    "toggles",
+    "to edit",
+    "to type",
+    "to step",
+    "to compare",
+    "for the next",
+    "for another",
+    "for the",
+    "back",
+    "next",
+    "the causal",
+];
+
+/// Names a key can have on screen.
+fn is_key_name(word: &str) -> bool {
+    let word = word.trim_matches(|c| c == '(' || c == ')' || c == ',' || c == ':');
+    let single = word.chars().count() == 1
+        && word
+            .chars()
+            .all(|c| c.is_ascii_graphic() && c != '-' && c != '=' || "←→↑↓".contains(c));
+    single
+        || ["Enter", "Esc", "Tab", "F1", "PgUp", "PgDn", "Space"].contains(&word)
+        || word.starts_with("Ctrl+")
+}
+
+/// The string literals of a Rust source file, roughly: enough to find prose.
+fn literals(source: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = source;
+    while let Some(start) = rest.find('"') {
+        let after = &rest[start + 1..];
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in after.char_indices() {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else { break };
+        found.push(after[..end].replace("\\\n", " "));
+        rest = &after[end + 1..];
+    }
+    found
+}
+
+/// The places in a sentence where it names a key before a verb or inside "press …".
+fn hard_coded_keys(sentence: &str) -> Vec<String> {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let mut found = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        if !is_key_name(word) {
+            continue;
+        }
+        let before = i.checked_sub(1).map(|j| words[j].to_lowercase());
+        let after = words[i + 1..].join(" ");
+        let pressed = before.as_deref() == Some("press");
+        let verb = KEY_VERBS.iter().any(|verb| after.starts_with(verb));
+        // "a", "I" and digits start ordinary sentences; they count only after "press".
+        let ordinary =
+            ["a", "A", "I", "B", "W"].contains(word) || word.chars().all(|c| c.is_ascii_digit());
+        if pressed || (verb && !ordinary) {
+            found.push(format!("{word} {after}"));
+        }
+    }
+    found
+}
+
+fn sources(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, files);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_sentence_names_a_key_itself() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    for dir in ["ui", "app"] {
+        sources(&root.join(dir), &mut files);
+    }
+    for file in ["ui.rs", "lesson.rs", "help.rs"] {
+        files.push(root.join(file));
+    }
+    let mut offenders = Vec::new();
+    for file in files
+        .iter()
+        .filter(|f| f.exists() && !f.ends_with("tests.rs"))
+    {
+        let source = fs::read_to_string(file).unwrap();
+        // Unit tests quote keys on purpose.
+        let source = source.split("#[cfg(test)]").next().unwrap_or_default();
+        for literal in literals(source) {
+            for found in hard_coded_keys(&literal) {
+                offenders.push(format!("{}: {found}", file.display()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "these sentences name keys themselves; ask the key table (action::key, key_name, \
+         fill_keys):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_check_finds_a_hard_coded_key() {
+    assert_eq!(hard_coded_keys("p adds positions").len(), 1);
+    assert_eq!(
+        hard_coded_keys("Press Enter, then L for the lesson").len(),
+        2
+    );
+    assert_eq!(hard_coded_keys("{TogglePositions} adds positions").len(), 0);
+    assert_eq!(hard_coded_keys("a token adds nothing").len(), 0);
+}
+
+#[test]
+fn every_lesson_placeholder_names_a_key() {
+    for step in &STEPS {
+        for text in [step.question, step.reveal] {
+            let filled = fill_keys(text);
+            assert!(!filled.contains('{'), "{}: {filled}", step.title);
+        }
+    }
+}
