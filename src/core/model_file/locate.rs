@@ -7,6 +7,7 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
 use super::hub_cache::CachedSnapshot;
+use super::other_formats::OtherFormat;
 
 /// The files a path stands for.
 pub(super) struct Located {
@@ -38,10 +39,15 @@ pub(super) fn locate(path: &Path) -> Result<Located> {
         }
         let files = safetensors_files_in(path)?;
         if files.is_empty() {
+            let others = other_format_files(path);
             bail!(
                 "{}: no safetensors file in this folder (looked for model.safetensors, \
-                 model.safetensors.index.json and any *.safetensors)",
-                path.display()
+                 model.safetensors.index.json and any *.safetensors){}",
+                path.display(),
+                others
+                    .first()
+                    .map(|(file, format)| format!(". It holds {}", format.message(file)))
+                    .unwrap_or_default()
             );
         }
         let note = format!(
@@ -69,6 +75,21 @@ pub(super) fn locate(path: &Path) -> Result<Located> {
         index: None,
         note: format!("read from {}, {MAPPED}", file_name(path)),
     })
+}
+
+/// The files of a folder that are models in other formats, by name (the first tells the user
+/// what to do), sorted so the message is the same on every run.
+fn other_format_files(folder: &Path) -> Vec<(PathBuf, OtherFormat)> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(PathBuf, OtherFormat)> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .filter_map(|p| OtherFormat::of(&p, &[]).map(|format| (p, format)))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
 }
 
 pub(super) fn safetensors_files_in(folder: &Path) -> Result<Vec<PathBuf>> {

@@ -24,6 +24,7 @@ mod inspect;
 mod layer0;
 mod locate;
 mod ollama;
+mod other_formats;
 mod safetensors;
 #[cfg(test)]
 mod tests;

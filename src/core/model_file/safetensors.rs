@@ -12,6 +12,7 @@ use safetensors::tensor::{Metadata, TensorInfo};
 use safetensors::{SafeTensorError, SafeTensors};
 
 use super::checkpoint::Checkpoint;
+use super::other_formats::OtherFormat;
 use crate::core::table::{Bytes, Dtype, Table};
 
 /// A safetensors file starts with the header's length as a little-endian u64.
@@ -58,6 +59,9 @@ pub(super) fn read_shard(path: &Path, shard: usize) -> Result<(Shard, Vec<Tensor
         .map_err(|error| anyhow!("{}: cannot read its size: {error}", path.display()))?
         .len();
     if length < LENGTH_BYTES as u64 {
+        if let Some(format) = OtherFormat::of(path, &[]) {
+            bail!(format.message(path));
+        }
         bail!(
             "{}: only {length} bytes, too short for a safetensors file, which starts with an \
              8-byte header length",
@@ -66,7 +70,11 @@ pub(super) fn read_shard(path: &Path, shard: usize) -> Result<(Shard, Vec<Tensor
     }
     let map = map_read_only(&file)
         .map_err(|error| anyhow!("{}: cannot memory-map: {error}", path.display()))?;
-    let (header_length, infos) = read_header(path, &map)?;
+    let (header_length, infos) = read_header(path, &map).map_err(|error| {
+        // Only a file that is no safetensors is asked what else it is: a real header length can
+        // begin with a pickle's bytes.
+        OtherFormat::of(path, &map).map_or(error, |format| anyhow!(format.message(path)))
+    })?;
     let data_offset = LENGTH_BYTES + header_length;
     let entries = infos
         .into_iter()
