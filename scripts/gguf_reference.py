@@ -6,6 +6,8 @@ Run in a scratch virtual environment, never inside the repository:
     python3 -m venv /tmp/venv-gguf && /tmp/venv-gguf/bin/pip install gguf numpy
     /tmp/venv-gguf/bin/python scripts/gguf_reference.py tests/fixtures/gguf
 
+The committed files were made with gguf 0.19.0 and numpy 2.4.6.
+
 The file is written by the `gguf` package's own GGUFWriter, and the expected values come from
 `gguf.quants.dequantize` (the Python port of ggml's reference code), so the Rust reader is
 checked against both. Types the package can quantize (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0,

@@ -9,6 +9,10 @@ Run in a scratch virtual environment, never inside the repository:
     /tmp/venv-gguf/bin/pip install gguf numpy tokenizers sentencepiece protobuf "transformers<5"
     /tmp/venv-gguf/bin/python scripts/gguf_tokenizer_fixtures.py tests/fixtures/gguf/tokenizers
 
+The committed files were made with gguf 0.19.0, numpy 2.4.6, tokenizers 0.22.2, sentencepiece
+0.2.3, protobuf 7.36.2 and transformers 4.57.6 (transformers 5 no longer converts a bare
+SentencePiece model with LlamaConverter).
+
 Kinds:
 - smollm: byte-level BPE, digits split one by one (tokenizer.ggml.pre "smollm");
 - llama3: byte-level BPE with Llama 3's split pattern and ignore_merges ("llama-bpe"), adding
