@@ -128,7 +128,7 @@ pub(super) fn load_tokenizer(
         Some(snapshot) => TextTokenizer::from_file_named(&path, snapshot.repo.to_string())?,
         None => TextTokenizer::from_file(&path)?,
     };
-    let warning = check_tokenizer_fits(&tokenizer, &path, token.rows(), token_name)?;
+    let warning = check_tokenizer_fits(&tokenizer, &path, token.rows(), token_name);
     Ok(LoadedTokenizer {
         sentence: format!(
             "tokenizer: {} ({} ids)",
@@ -140,28 +140,32 @@ pub(super) fn load_tokenizer(
     })
 }
 
-/// An error when the tokenizer hands out ids the table has no row for; a warning when the
-/// table has rows the tokenizer never reaches.
+/// A warning when the tokenizer hands out ids the table has no row for (such a token is shown
+/// without a vector, as a word a built-in vocabulary lacks), or when the table has rows the
+/// tokenizer never reaches.
+///
+/// Published tokenizers can hold ids past the table, such as a multimodal placeholder; the
+/// model still opens, so every other token can be looked at.
 pub(super) fn check_tokenizer_fits(
     tokenizer: &TextTokenizer,
     path: &Path,
     rows: usize,
     token_name: &str,
-) -> Result<Option<String>> {
-    let highest_id = tokenizer.max_id();
-    match highest_id {
-        Some(highest) if highest >= rows => bail!(
+) -> Option<String> {
+    match tokenizer.max_id() {
+        Some(highest) if highest >= rows => Some(format!(
             "{}: the tokenizer hands out ids up to {highest}, but the token table {token_name} \
-             has only {rows} rows (ids 0 to {})",
+             has only {rows} rows (ids 0 to {}); a token with a higher id has no row and is \
+             shown without a vector",
             path.display(),
             rows.saturating_sub(1)
-        ),
-        Some(highest) if highest + 1 < rows => Ok(Some(format!(
+        )),
+        Some(highest) if highest + 1 < rows => Some(format!(
             "{token_name} has {rows} rows but the tokenizer's highest id is {highest}; rows {} to \
              {} are never produced by it (padding, often added to round the table up)",
             highest + 1,
             rows - 1
-        ))),
-        _ => Ok(None),
+        )),
+        _ => None,
     }
 }

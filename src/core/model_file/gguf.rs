@@ -153,7 +153,7 @@ fn load_tokenizer(
 ) -> Result<LoadedTokenizer> {
     if let Some(path) = options.tokenizer.clone().or_else(|| beside(file.path())) {
         let tokenizer = TextTokenizer::from_file(&path)?;
-        let warning = check_tokenizer_fits(&tokenizer, &path, token.rows(), token_name)?;
+        let warning = check_tokenizer_fits(&tokenizer, &path, token.rows(), token_name);
         return Ok(LoadedTokenizer {
             sentence: format!(
                 "tokenizer: {} ({} ids), used instead of the file's own",
@@ -166,8 +166,8 @@ fn load_tokenizer(
     }
     let rebuilt = metadata_tokenizer(file).and_then(|built| {
         let tokenizer = built.build(label)?;
-        check_tokenizer_fits(&tokenizer, file.path(), token.rows(), token_name)
-            .map(|warning| (tokenizer, built.summary, warning))
+        let warning = check_tokenizer_fits(&tokenizer, file.path(), token.rows(), token_name);
+        Ok((tokenizer, built.summary, warning))
     });
     Ok(match rebuilt {
         Ok((tokenizer, summary, warning)) => LoadedTokenizer {

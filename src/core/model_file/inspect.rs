@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::OpenOptions;
+use super::build::check_tokenizer_fits;
 use super::build::read_tables;
 use super::checkpoint::Checkpoint;
 use super::detect::detect;
@@ -14,6 +15,7 @@ use super::hub_cache::CachedSnapshot;
 use super::locate::file_name;
 use super::ollama::{locate_ollama, ollama_reference};
 use crate::core::gguf::is_gguf;
+use crate::core::tokenizer::TextTokenizer;
 
 /// Everything a checkpoint holds, from its headers alone.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +70,7 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
         .collect();
     detection.push(checkpoint.note.clone());
     let mut warnings = checkpoint.warnings.clone();
+    let mut token_table = None;
     match detect(&checkpoint, &OpenOptions::default())
         .and_then(|detected| Ok((read_tables(&checkpoint, &detected)?, detected)))
     {
@@ -75,14 +78,17 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
             detection.extend(detected.sentences());
             detection.extend(tables.sentences);
             warnings.extend(detected.warnings());
+            token_table = Some((tables.token.rows(), detected.token));
         }
         Err(error) => detection.push(format!("no embedding table read: {error:#}")),
     }
     if let Some(tokenizer) = checkpoint.tokenizer_json() {
-        detection.push(format!(
-            "tokenizer: {} (read when the model is opened)",
-            tokenizer.display()
-        ));
+        detection.push(format!("tokenizer: {}", tokenizer.display()));
+        // The tokenizer is read only to see whether its ids fit the table.
+        if let (Ok(read), Some((rows, name))) = (TextTokenizer::from_file(&tokenizer), &token_table)
+        {
+            warnings.extend(check_tokenizer_fits(&read, &tokenizer, *rows, name));
+        }
     }
     let tensors = checkpoint
         .tensors
