@@ -74,6 +74,7 @@ fn explore(args: &Args) -> Result<()> {
         special_tokens: !args.model.no_special_tokens,
         ids: args.ids,
         lesson: args.lesson,
+        ..Options::default()
     });
     // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
     let previous_hook = std::panic::take_hook();

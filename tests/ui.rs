@@ -1021,3 +1021,29 @@ fn the_help_bar_keeps_help_and_quit_however_narrow() {
         );
     }
 }
+
+#[test]
+fn the_similarity_pane_says_computing_while_a_large_scan_runs() {
+    let model = embedlens::core::weights::EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
+    let mut app = App::new(Options {
+        sentence: "3 1 4".to_owned(),
+        model: Some(model),
+        theme: Theme::new(false),
+        background_scan_from: 0,
+        ..Options::default()
+    });
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('s')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("computing…"), "{text}");
+    press(&mut app, &[KeyCode::Right]);
+    assert_eq!(app.step(), 1, "the explorer still steps");
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("computing…"), "{text}");
+    while app.scanning() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        app.update(embedlens::action::Action::Tick);
+    }
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(!text.contains("computing…"), "{text}");
+    assert!(text.contains("nearest to the token vector"), "{text}");
+}

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use ndarray::{Array1, Array2};
 
 use super::navigation::Navigation;
+use super::scan::{Progress, Scan};
 use super::settings::Settings;
 use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
 use crate::core::compare::{Comparison, compare_with_head};
@@ -81,6 +82,8 @@ pub struct Inputs<'a> {
     pub other: Option<(&'a str, u64)>,
     /// The seed of the attention head.
     pub seed: u64,
+    /// Tables with at least this many numbers are scanned on a worker thread.
+    pub background_scan_from: usize,
 }
 
 /// The key something was last computed for, and a revision that moves each time it is.
@@ -132,6 +135,7 @@ pub struct Derived {
     cosine_stamp: Stamp<u64>,
     nearest_stamp: Stamp<(u64, usize)>,
     one_hot_stamp: Stamp<(u64, bool, Option<usize>)>,
+    scan: Option<Scan>,
     views: Views,
     counts: Recomputations,
 }
@@ -235,6 +239,7 @@ impl Derived {
             (self.views.cosine, self.views.nearest) = (None, None);
             self.cosine_stamp.clear();
             self.nearest_stamp.clear();
+            self.scan = None;
         }
         if detail != Detail::OneHot {
             self.views.one_hot = None;
@@ -261,16 +266,10 @@ impl Derived {
                     self.views.cosine = (!vectors.is_empty()).then(|| cosine_matrix(&vectors));
                     self.counts.cosine += 1;
                 }
+                // A scan finished since the last key: its answer, seen from the next frame on.
+                self.collect_scan();
                 if self.nearest_stamp.renew((lookups_revision, step)) {
-                    let table = inputs.model.token_table();
-                    self.views.nearest = self.lookups.get(step).and_then(|lookup| {
-                        let (token, input) =
-                            (lookup.token_vector.as_ref()?, lookup.input_vector.as_ref()?);
-                        Some((
-                            nearest_rows(table, token.view(), NEAREST_ROWS),
-                            nearest_rows(table, input.view(), NEAREST_ROWS),
-                        ))
-                    });
+                    self.start_nearest(inputs, step);
                     self.counts.nearest += 1;
                 }
             }
@@ -287,6 +286,50 @@ impl Derived {
             }
             Detail::Lookups | Detail::PositionTable => {}
         }
+    }
+
+    /// Finds the current token's nearest rows: at once for a small table, on a worker for a
+    /// large one (cancelling the scan it supersedes).
+    fn start_nearest(&mut self, inputs: &Inputs, step: usize) {
+        self.scan = None;
+        self.views.nearest = None;
+        let Some(lookup) = self.lookups.get(step) else {
+            return;
+        };
+        let (Some(token), Some(input)) = (&lookup.token_vector, &lookup.input_vector) else {
+            return;
+        };
+        let model = inputs.model;
+        if model.rows().saturating_mul(model.dims()) >= inputs.background_scan_from {
+            self.scan = Some(Scan::start(model, token.clone(), input.clone()));
+            return;
+        }
+        let table = model.token_table();
+        self.views.nearest = Some((
+            nearest_rows(table, token.view(), NEAREST_ROWS),
+            nearest_rows(table, input.view(), NEAREST_ROWS),
+        ));
+    }
+
+    /// Takes a finished scan's answer.
+    fn collect_scan(&mut self) {
+        let Some(scan) = &self.scan else {
+            return;
+        };
+        match scan.poll() {
+            Progress::Done(pair) => {
+                self.views.nearest = Some(pair);
+                self.scan = None;
+            }
+            Progress::Running => {}
+            Progress::Ended => self.scan = None,
+        }
+    }
+
+    /// Whether a whole-matrix scan is running for the similarity pane.
+    #[must_use]
+    pub fn scanning(&self) -> bool {
+        self.scan.is_some()
     }
 
     /// The input vectors the attention and similarity panes take, with their positions.

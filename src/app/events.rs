@@ -32,8 +32,8 @@ impl App {
         self.update(Action::Resize(size.width, size.height));
         while self.running {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
-            // While a table is being generated, wake up now and then to show it when it is done.
-            if self.waiting_for_tables() && !event::poll(TICK)? {
+            // While a table is being generated or scanned, wake up now and then to show it.
+            if (self.waiting_for_tables() || self.scanning()) && !event::poll(TICK)? {
                 self.update(Action::Tick);
                 continue;
             }

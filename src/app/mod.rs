@@ -11,6 +11,7 @@ mod events;
 pub mod lesson;
 pub mod navigation;
 pub mod prompt;
+pub mod scan;
 pub mod settings;
 pub mod sources;
 #[cfg(test)]
@@ -86,6 +87,9 @@ pub struct Options {
     pub ids: bool,
     /// Start in the guided lesson.
     pub lesson: bool,
+    /// Tables with at least this many numbers have their whole-matrix scans (nearest rows) on
+    /// a worker thread, so keys never wait for them.
+    pub background_scan_from: usize,
 }
 
 impl Default for Options {
@@ -101,6 +105,7 @@ impl Default for Options {
             special_tokens: true,
             ids: false,
             lesson: false,
+            background_scan_from: scan::BACKGROUND_SCAN_FROM,
         }
     }
 }
@@ -118,6 +123,7 @@ pub struct App {
     running: bool,
     status: Option<String>,
     theme: Theme,
+    background_scan_from: usize,
 }
 
 impl App {
@@ -160,6 +166,7 @@ impl App {
             running: true,
             status: None,
             theme: options.theme,
+            background_scan_from: options.background_scan_from,
         };
         app.derive();
         if options.lesson {
@@ -199,6 +206,7 @@ impl App {
                 .as_ref()
                 .map(|(text, revision)| (text.as_str(), *revision)),
             seed: self.sources.seed(),
+            background_scan_from: self.background_scan_from,
         };
         self.derived.derive(&inputs, &mut self.nav);
     }
@@ -335,6 +343,12 @@ impl App {
     #[must_use]
     pub fn waiting_for_tables(&self) -> bool {
         self.derived.lookups_pending()
+    }
+
+    /// Whether a whole-matrix scan is running on a worker (the similarity pane says so).
+    #[must_use]
+    pub fn scanning(&self) -> bool {
+        self.derived.scanning()
     }
 
     /// How many times each derived thing has been computed since the explorer started.

@@ -532,3 +532,34 @@ fn help_opens_with_f1_from_the_input_and_scrolls_within_its_lines() {
     assert!(!app.help_open());
     assert_eq!(app.text(), DEFAULT_SENTENCE, "F1 typed nothing");
 }
+
+#[test]
+fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
+    let model = EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
+    let mut app = App::new(Options {
+        sentence: "3 1 4".to_owned(),
+        model: Some(model),
+        // Every table counts as large here, so the worker is used.
+        background_scan_from: 0,
+        ..Options::default()
+    });
+    app.handle_event(&key(KeyCode::Enter));
+    app.handle_event(&key(KeyCode::Char('s')));
+    assert!(app.scanning(), "the scan runs on a worker");
+    assert!(app.views().nearest.is_none());
+    app.handle_event(&key(KeyCode::Right));
+    assert_eq!(app.step(), 1, "the explorer steps while the scan runs");
+    assert!(app.scanning(), "a new scan for the new token");
+    while app.scanning() {
+        std::thread::sleep(Duration::from_millis(5));
+        app.update(Action::Tick);
+    }
+    let table = app.model().token_table();
+    let lookup = &app.lookups()[1];
+    let expected = crate::core::similarity::nearest_rows(
+        table,
+        lookup.token_vector.as_ref().unwrap().view(),
+        NEAREST_ROWS,
+    );
+    assert_eq!(app.views().nearest.as_ref().unwrap().0, expected);
+}

@@ -3,6 +3,7 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+use std::sync::atomic::{self, AtomicBool};
 
 use ndarray::{Array1, Array2, ArrayView1};
 
@@ -41,35 +42,60 @@ pub fn cosine_matrix(vectors: &[Array1<f32>]) -> Array2<f64> {
 /// has zero length or the wrong width, or while the table is still being made.
 #[must_use]
 pub fn nearest_rows(table: &Table, vector: ArrayView1<f32>, k: usize) -> Vec<(usize, f64)> {
+    nearest_rows_unless(table, vector, k, &AtomicBool::new(false)).unwrap_or_default()
+}
+
+/// Rows read between looks at the stop flag of [`nearest_rows_unless`].
+const ROWS_BETWEEN_LOOKS: usize = 4096;
+
+/// [`nearest_rows`], looking at `stop` every few thousand rows: `None` once it is set, so a
+/// scan of a large table that nobody waits for any more ends early.
+#[must_use]
+pub fn nearest_rows_unless(
+    table: &Table,
+    vector: ArrayView1<f32>,
+    k: usize,
+    stop: &AtomicBool,
+) -> Option<Vec<(usize, f64)>> {
     let query: Vec<f32> = vector.to_vec();
     let query_norm = dot(&query, &query).sqrt();
     if k == 0 || query.len() != table.cols() || !(query_norm > 0.0 && query_norm.is_finite()) {
-        return Vec::new();
+        return Some(Vec::new());
     }
     // A min-heap of the best k so far: its top is the worst of them, the one to beat.
     let mut best: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(k + 1);
-    table.for_each_row(|id, row| {
-        let (dot, row_norm_squared) = dot_and_norm_squared(&query, row);
-        if row_norm_squared <= 0.0 {
-            return;
+    for start in (0..table.rows()).step_by(ROWS_BETWEEN_LOOKS) {
+        if stop.load(atomic::Ordering::Relaxed) {
+            return None;
         }
-        let cosine = dot / (query_norm * row_norm_squared.sqrt());
-        if cosine.is_nan() {
-            return;
+        let ready = table.for_each_row_in(start..start + ROWS_BETWEEN_LOOKS, |id, row| {
+            let (dot, row_norm_squared) = dot_and_norm_squared(&query, row);
+            if row_norm_squared <= 0.0 {
+                return;
+            }
+            let cosine = dot / (query_norm * row_norm_squared.sqrt());
+            if cosine.is_nan() {
+                return;
+            }
+            let candidate = Candidate { cosine, id };
+            if best.len() < k {
+                best.push(Reverse(candidate));
+            } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
+                best.pop();
+                best.push(Reverse(candidate));
+            }
+        });
+        if !ready {
+            return Some(Vec::new());
         }
-        let candidate = Candidate { cosine, id };
-        if best.len() < k {
-            best.push(Reverse(candidate));
-        } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
-            best.pop();
-            best.push(Reverse(candidate));
-        }
-    });
+    }
     // Sorting Reverse(candidate) ascending puts the best candidate first.
-    best.into_sorted_vec()
-        .into_iter()
-        .map(|Reverse(candidate)| (candidate.id, candidate.cosine))
-        .collect()
+    Some(
+        best.into_sorted_vec()
+            .into_iter()
+            .map(|Reverse(candidate)| (candidate.id, candidate.cosine))
+            .collect(),
+    )
 }
 
 /// `one_hot(id) · W`, literally: every row of the table times its one-hot entry (1 for row
@@ -184,6 +210,21 @@ mod tests {
         let cols = rows[0].len();
         let values = rows.iter().flat_map(|row| row.iter().copied()).collect();
         Table::from(Array2::from_shape_vec((rows.len(), cols), values).unwrap())
+    }
+
+    #[test]
+    fn a_stopped_scan_ends_without_an_answer() {
+        let table = Table::from(Array2::from_shape_fn((10_000, 2), |(i, j)| {
+            f32::from(u16::try_from(i % 97 + j).unwrap())
+        }));
+        let query = ndarray::arr1(&[1.0f32, 2.0]);
+        let stop = AtomicBool::new(true);
+        assert_eq!(nearest_rows_unless(&table, query.view(), 3, &stop), None);
+        stop.store(false, atomic::Ordering::Relaxed);
+        assert_eq!(
+            nearest_rows_unless(&table, query.view(), 3, &stop),
+            Some(nearest_rows(&table, query.view(), 3))
+        );
     }
 
     #[expect(clippy::float_cmp, reason = "these cosines are exact")]

@@ -516,11 +516,15 @@ fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         );
     };
     let Some((from_token, from_input)) = app.views().nearest.as_ref() else {
-        return wrapped(
-            "The nearest rows appear once the tables are ready.",
-            width,
-            theme.muted(),
-        );
+        let text = if app.scanning() {
+            format!(
+                "Nearest rows: computing… (reading all {} rows; keys still work)",
+                app.model().rows()
+            )
+        } else {
+            "The nearest rows appear once the tables are ready.".to_owned()
+        };
+        return wrapped(&text, width, theme.muted());
     };
     if from_token.is_empty() {
         return wrapped(
