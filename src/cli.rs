@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::core::model_file::OpenOptions;
@@ -24,11 +25,11 @@ pub struct Args {
     pub sentence: Option<String>,
 
     /// The built-in vocabulary to start with.
-    #[arg(long, value_enum, default_value_t = VocabKind::Seed)]
+    #[arg(long, value_parser = vocab_parser(), default_value = "seed")]
     pub vocab: VocabKind,
 
     /// The position scheme the explorer starts with (`none` starts with the overlay off).
-    #[arg(long, value_enum, default_value_t = PositionScheme::None)]
+    #[arg(long, value_parser = positions_parser(), default_value = "none")]
     pub positions: PositionScheme,
 
     /// The seed of the PyTorch-compatible generator (`torch.manual_seed`).
@@ -178,7 +179,7 @@ pub struct CompareArgs {
     pub second: String,
 
     /// How position information enters: added to the inputs, or inside attention.
-    #[arg(long, value_enum, default_value_t = PositionScheme::None)]
+    #[arg(long, value_parser = positions_parser(), default_value = "none")]
     pub positions: PositionScheme,
 
     /// Mask future tokens in attention, as decoder models do (default: every token sees all).
@@ -290,7 +291,7 @@ impl ModelArgs {
 #[derive(Debug, clap::Args)]
 pub struct TableArgs {
     /// The built-in vocabulary.
-    #[arg(long, value_enum, default_value_t = VocabKind::Seed, conflicts_with_all = ["shape", "model"])]
+    #[arg(long, value_parser = vocab_parser(), default_value = "seed", conflicts_with_all = ["shape", "model"])]
     pub vocab: VocabKind,
 
     /// A model opened from files instead of a built-in vocabulary.
@@ -326,7 +327,7 @@ pub struct LookupArgs {
     pub context_length: usize,
 
     /// The position scheme added to each token vector.
-    #[arg(long, value_enum, default_value_t = PositionScheme::None)]
+    #[arg(long, value_parser = positions_parser(), default_value = "none")]
     pub positions: PositionScheme,
 
     /// The table to look up in.
@@ -392,6 +393,71 @@ impl TableArgs {
         model.wait_until_ready();
         Ok(model)
     }
+}
+
+/// The built-in vocabularies as the command line names them (mapped to [`VocabKind`], so clap
+/// stays out of the core).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum VocabArg {
+    /// Six words, three dimensions: the article's own example.
+    Seed,
+    /// About 2,000 common English words and punctuation, eight dimensions.
+    Words,
+    /// The `words` vocabulary's single-token words with all-MiniLM-L6-v2's trained rows (384
+    /// dimensions) and learned positions.
+    Trained,
+    /// GPT-2's own byte-pair encoding (50,257 ids) with untrained, PyTorch-initialised tables.
+    Gpt2,
+}
+
+impl From<VocabArg> for VocabKind {
+    fn from(vocab: VocabArg) -> Self {
+        match vocab {
+            VocabArg::Seed => Self::Seed,
+            VocabArg::Words => Self::Words,
+            VocabArg::Trained => Self::Trained,
+            VocabArg::Gpt2 => Self::Gpt2,
+        }
+    }
+}
+
+/// The position schemes as the command line names them (mapped to [`PositionScheme`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PositionsArg {
+    /// No position information: the input vector is the token vector.
+    None,
+    /// A learned table with one row per position, up to the context length.
+    Learned,
+    /// The original Transformer's fixed sine and cosine waves (base 10000).
+    Sinusoidal,
+    /// Rotary position embedding: queries and keys are rotated by a position-dependent angle
+    /// inside attention; nothing is added to the input vector.
+    Rope,
+    /// Attention with linear biases: each score is lowered by a slope times the distance
+    /// between the tokens; nothing is added to the input vector.
+    Alibi,
+}
+
+impl From<PositionsArg> for PositionScheme {
+    fn from(positions: PositionsArg) -> Self {
+        match positions {
+            PositionsArg::None => Self::None,
+            PositionsArg::Learned => Self::Learned,
+            PositionsArg::Sinusoidal => Self::Sinusoidal,
+            PositionsArg::Rope => Self::Rope,
+            PositionsArg::Alibi => Self::Alibi,
+        }
+    }
+}
+
+/// Reads `--vocab` into the core's [`VocabKind`].
+fn vocab_parser() -> impl TypedValueParser<Value = VocabKind> {
+    EnumValueParser::<VocabArg>::new().map(VocabKind::from)
+}
+
+/// Reads `--positions` into the core's [`PositionScheme`].
+fn positions_parser() -> impl TypedValueParser<Value = PositionScheme> {
+    EnumValueParser::<PositionsArg>::new().map(PositionScheme::from)
 }
 
 #[cfg(test)]

@@ -102,7 +102,7 @@ impl AttentionWeights {
 }
 
 /// Which keys each query may look at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mask {
     /// Every token attends to every token, before and after it.
     None,

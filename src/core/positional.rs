@@ -12,7 +12,7 @@ use super::table::Table;
 use std::fmt;
 
 /// How position information reaches the input vectors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PositionScheme {
     /// No position information: the input vector is the token vector.
     None,

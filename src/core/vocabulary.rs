@@ -12,7 +12,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::trained;
 
 /// The built-in vocabularies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VocabKind {
     /// Six words, three dimensions: the article's own example.
     Seed,
