@@ -40,7 +40,7 @@ const LESSON_HEIGHT: u16 = 11;
 const READOUT_MIN_HEIGHT: u16 = 8;
 
 /// Room the lookups pane needs beside the matrix before the two are stacked instead.
-const LOOKUPS_MIN_WIDTH: u16 = 44;
+const LOOKUPS_MIN_WIDTH: u16 = 43;
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -62,7 +62,12 @@ impl Widget for &App {
         // The panes take what they need; the readout gets the rest, and at least its minimum.
         // The readout keeps room for its finding and explanation; more on taller terminals.
         let readout_least = match (self.lesson().is_some(), area.height < 30) {
-            (true, _) => LESSON_HEIGHT,
+            (true, _) => u16::try_from(lesson::natural_height(self, area.width))
+                .unwrap_or(LESSON_HEIGHT)
+                .clamp(4, LESSON_HEIGHT),
+            // On a short terminal compare mode's own findings need the room more than the
+            // readout's introduction to them.
+            (false, true) if self.compare().is_some() => 0,
             (false, true) => 4,
             (false, false) => READOUT_MIN_HEIGHT,
         };

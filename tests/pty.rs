@@ -946,3 +946,26 @@ fn a_ten_thousand_word_paste_stays_aligned_and_responsive() {
     session.press(b"q");
     session.assert_clean_exit();
 }
+
+#[test]
+fn the_whole_lesson_at_80_by_24_and_the_sentence_comes_back() {
+    let mut session = Session::launch(&[]);
+    session.resize(24, 80);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(b"\x15dog bites man\r");
+    session.wait_for_text("EXPLORE");
+    session.press(b"L");
+    session.wait_for_all(&["step 1 of 7", "ids hidden until you answer"]);
+    let answers: [&[u8]; 6] = [b"2", b"1", b"2", b"1", b"2", b"2"];
+    for (step, answer) in answers.into_iter().enumerate() {
+        session.wait_for_text(&format!("step {} of 7", step + 1));
+        session.press(answer);
+        session.wait_for_text("✔ Right");
+        session.press(b"\r");
+    }
+    session.wait_for_text("step 7 of 7");
+    session.press(b"\r");
+    session.wait_for_all(&["lesson finished", "dog bites man"]);
+    session.press(b"q");
+    session.assert_clean_exit();
+}

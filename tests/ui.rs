@@ -1047,3 +1047,69 @@ fn the_similarity_pane_says_computing_while_a_large_scan_runs() {
     assert!(!text.contains("computing…"), "{text}");
     assert!(text.contains("nearest to the token vector"), "{text}");
 }
+
+/// The sizes: the smallest common terminal and a large one.
+const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
+
+#[test]
+fn positions_on_at_the_second_copy_at_80_by_24_and_200_by_60() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('p')]);
+    for (width, height) in SIZES {
+        let terminal = draw(&app, width, height);
+        let text = screen_text(&terminal);
+        // Both copies' input vectors and their distance are on screen together.
+        assert!(text.contains("-0.8585  0.8514 -0.5490"), "{text}");
+        assert!(text.contains("1.0998 -0.1027 -0.2541"), "{text}");
+        assert!(text.contains("with learned positions 2.1982"), "{text}");
+        assert_snapshot!(
+            format!("positions_on_at_the_second_copy_{width}x{height}"),
+            terminal.backend()
+        );
+    }
+}
+
+#[test]
+fn compare_mode_at_80_by_24_and_200_by_60() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('c')]);
+    for positions in [false, true] {
+        for (width, height) in SIZES {
+            let terminal = draw(&app, width, height);
+            let text = screen_text(&terminal);
+            if positions {
+                assert!(text.contains("DIFFERENT INPUT VECTORS"), "{text}");
+                assert!(text.contains("get a different output"), "{text}");
+            } else {
+                assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
+                assert!(text.contains("Attention outputs: identical"), "{text}");
+            }
+            let name = if positions { "with" } else { "without" };
+            assert_snapshot!(
+                format!("compare_mode_{name}_positions_{width}x{height}"),
+                terminal.backend()
+            );
+        }
+        press(&mut app, &[KeyCode::Char('p')]);
+    }
+}
+
+#[test]
+fn lesson_first_step_before_and_after_its_answer_at_80_by_24() {
+    let mut app = app_with("fox bites the fox");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('L')]);
+    let terminal = draw(&app, 80, 24);
+    let before = screen_text(&terminal);
+    assert!(before.contains("ids hidden until you answer"), "{before}");
+    assert!(!before.contains("distance"), "{before}");
+    assert_snapshot!("lesson_step_1_before_80x24", terminal.backend());
+    press(&mut app, &[KeyCode::Char('1')]);
+    let terminal = draw(&app, 80, 24);
+    let after = screen_text(&terminal);
+    assert!(after.contains("✘ Not quite"), "{after}");
+    assert!(
+        !after.contains("distance 0.0000"),
+        "step 2's answer stays hidden: {after}"
+    );
+    assert_snapshot!("lesson_step_1_after_80x24", terminal.backend());
+}

@@ -6,6 +6,7 @@ use ratatui_textarea::TextArea;
 
 use super::App;
 use super::editor::Editor;
+use crate::action::{Action, key};
 use crate::core::compare::{Reordering, default_pair};
 
 /// Compare mode's own input: the second sentence, and whether typing goes to it.
@@ -105,7 +106,11 @@ impl App {
     pub(super) fn reorder(&mut self) {
         let text = self.editor.text();
         let Some(compare) = self.compare.as_mut() else {
-            self.status = Some("r reorders the second sentence in compare mode (c)".to_owned());
+            self.status = Some(format!(
+                "{} reorders the second sentence in compare mode ({})",
+                key(&Action::Reorder),
+                key(&Action::ToggleCompare)
+            ));
             return;
         };
         match compare.reordering.next().first_change(&text) {

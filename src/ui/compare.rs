@@ -7,7 +7,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::vector::{format_value, is_wide, pad, values_per_line, wide_line, wrap_words};
+use super::vector::{
+    VALUE_WIDTH, display_width, format_value, is_wide, pad, values_per_line, wide_line, wrap_words,
+};
 use crate::action::{Action, key};
 use crate::app::App;
 use crate::core::compare::{Comparison, Wording};
@@ -92,9 +94,48 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     for (index, column) in [left, right].into_iter().enumerate() {
         Paragraph::new(sentence_lines(app, comparison, index, column.width)).render(column, buf);
     }
-    Paragraph::new(summary_lines(app, comparison))
+    let findings = fitted(summary_lines(app, comparison), summary, theme.warning());
+    Paragraph::new(findings)
         .wrap(Wrap { trim: true })
         .render(summary, buf);
+}
+
+/// The findings that fit in `area`, most important first; when some do not, the last row
+/// says how many are left out rather than cutting them silently.
+fn fitted(lines: Vec<Line<'static>>, area: Rect, style: Style) -> Vec<Line<'static>> {
+    let width = usize::from(area.width).max(1);
+    let rows = |line: &Line| {
+        let text: String = line
+            .spans
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect();
+        wrap_words(&text, width).len().max(1)
+    };
+    let room = usize::from(area.height);
+    if lines.iter().map(rows).sum::<usize>() <= room {
+        return lines;
+    }
+    let mut used = 0;
+    let mut kept = Vec::new();
+    let total = lines.len();
+    for line in lines {
+        let needed = rows(&line);
+        if used + needed + 1 > room {
+            break;
+        }
+        used += needed;
+        kept.push(line);
+    }
+    let left_out = total - kept.len();
+    kept.push(Line::styled(
+        match left_out {
+            1 => "▼ 1 more finding below: a taller terminal shows it".to_owned(),
+            _ => format!("▼ {left_out} more findings below: a taller terminal shows them"),
+        },
+        style,
+    ));
+    kept
 }
 
 fn positions_name(app: &App) -> String {
@@ -119,7 +160,29 @@ fn sentence_lines(
         format!("{name}: {}", sentence.text),
         theme.title(),
     )];
-    let values = usize::from(width).saturating_sub(LABEL_WIDTH + 1);
+    // Numbers rather than strips whenever they fit: the ids (also in the token strip) and
+    // padding give way first.
+    let dims = sentence
+        .lookups
+        .iter()
+        .find_map(|lookup| lookup.input_vector.as_ref().map(ndarray::ArrayBase::len))
+        .unwrap_or(0);
+    let text_width = comparison
+        .sentences
+        .iter()
+        .flat_map(|sentence| &sentence.lookups)
+        .map(|lookup| display_width(&lookup.token.text))
+        .max()
+        .unwrap_or(0)
+        .clamp(3, 7);
+    let compact_label = 1 + 3 + text_width + 1 + 4;
+    let show_id = usize::from(width).saturating_sub(LABEL_WIDTH + 1) >= dims * VALUE_WIDTH
+        || usize::from(width).saturating_sub(compact_label) < dims * VALUE_WIDTH;
+    let values = if show_id {
+        usize::from(width).saturating_sub(LABEL_WIDTH + 1)
+    } else {
+        usize::from(width).saturating_sub(compact_label)
+    };
     for (position, lookup) in sentence.lookups.iter().enumerate() {
         let word = comparison.verdicts.words.iter().find(|word| match index {
             0 => word.a == position,
@@ -137,14 +200,27 @@ fn sentence_lines(
             .token
             .id
             .map_or_else(|| "#?".to_owned(), |id| format!("#{id}"));
-        let label = format!(
-            "{marker} {:>2} {} {} ",
-            lookup.token.position,
-            pad(&lookup.token.text, 7),
-            pad(&id, 7)
-        );
+        let label = if show_id {
+            format!(
+                "{marker} {:>2} {} {} ",
+                lookup.token.position,
+                pad(&lookup.token.text, 7),
+                pad(&id, 7)
+            )
+        } else {
+            format!(
+                "{marker}{:>2} {} ",
+                lookup.token.position,
+                pad(&lookup.token.text, text_width)
+            )
+        };
         let mut spans = vec![Span::styled(label, style)];
-        spans.push(Span::styled(format!("{} ", pad(&link, 4)), theme.muted()));
+        let link = if show_id {
+            format!("{} ", pad(&link, 4))
+        } else {
+            pad(&link, 4)
+        };
+        spans.push(Span::styled(link, theme.muted()));
         if let Some(vector) = lookup.input_vector.as_ref() {
             spans.extend(vector_spans(app, vector.view(), values, theme));
         }
@@ -200,6 +276,21 @@ fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
     if let Some(sentence) = verdicts.input_sentence(comparison.scheme) {
         lines.push(Line::raw(sentence));
     }
+    let attention_style = if verdicts.attention.is_identical() {
+        theme.finding()
+    } else {
+        theme.warning()
+    };
+    lines.push(Line::styled(verdicts.attention_sentence(), attention_style));
+    if let Some(legend) = legend(comparison) {
+        lines.push(Line::styled(legend, theme.muted()));
+    }
+    for cause in &verdicts.causes {
+        lines.push(Line::styled(cause.to_string(), theme.muted()));
+    }
+    for difference in &comparison.id_differences {
+        lines.push(Line::styled(difference.clone(), theme.warning()));
+    }
     let mean = if comparison.same_mean_vector {
         Span::styled("identical", theme.finding())
     } else {
@@ -210,21 +301,6 @@ fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
         mean,
         Span::raw(format!(" ({})", preview(a.mean_token_vector.view()))),
     ]));
-    let attention_style = if verdicts.attention.is_identical() {
-        theme.finding()
-    } else {
-        theme.warning()
-    };
-    lines.push(Line::styled(verdicts.attention_sentence(), attention_style));
-    for cause in &verdicts.causes {
-        lines.push(Line::styled(cause.to_string(), theme.muted()));
-    }
-    for difference in &comparison.id_differences {
-        lines.push(Line::styled(difference.clone(), theme.warning()));
-    }
-    if let Some(legend) = legend(comparison) {
-        lines.push(Line::styled(legend, theme.muted()));
-    }
     lines
 }
 
@@ -238,8 +314,8 @@ fn legend(comparison: &Comparison) -> Option<String> {
         "vector"
     };
     Some(format!(
-        "B{j} beside '{word}' in A: the same token stands at index {j} of B. = its {shown} \
-         there is the same, ≠ it differs or the token is not in the other sentence."
+        "B{j} beside '{word}': the same token is at {j} in B; = the {shown} there is the same, \
+         ≠ it differs or has no partner."
     ))
 }
 

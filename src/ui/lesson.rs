@@ -9,11 +9,41 @@ use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::App;
 use crate::lesson::{STEPS, Setup};
 
+/// The rows the panel would like at `width`: its wrapped lines and borders.
+pub(super) fn natural_height(app: &App, width: u16) -> usize {
+    let inner = usize::from(width).saturating_sub(2).max(1);
+    let Some((_, lines)) = content(app) else {
+        return 0;
+    };
+    lines
+        .iter()
+        .map(|line| {
+            let text: String = line
+                .spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect();
+            super::vector::wrap_words(&text, inner).len().max(1)
+        })
+        .sum::<usize>()
+        + 2
+}
+
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
-    let Some(progress) = app.lesson() else {
+    let Some((title, lines)) = content(app) else {
         return;
     };
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: true })
+        .block(super::pane(title, true, theme))
+        .render(area, buf);
+}
+
+/// The panel's title and lines, built once for measuring and drawing alike.
+fn content(app: &App) -> Option<(String, Vec<Line<'static>>)> {
+    let theme = app.theme();
+    let progress = app.lesson()?;
     let step = progress.content();
     let dots: String = (0..STEPS.len())
         .map(|index| match index.cmp(&progress.step) {
@@ -88,10 +118,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             theme.muted(),
         ));
     }
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: true })
-        .block(super::pane(title, true, theme))
-        .render(area, buf);
+    Some((title, lines))
 }
 
 /// Whether a lesson question waits for its answer: then nothing on screen may give the answer
@@ -112,17 +139,17 @@ pub(super) fn shows_signature(app: &App) -> bool {
 pub(super) fn render_guess_first(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let text = vec![
-        Line::default(),
         Line::styled(
-            fill_lesson_keys("  Make your guess below first ({Answer1} or {Answer2})."),
+            fill_lesson_keys("Make your guess below first ({Answer1} or {Answer2})."),
             theme.title(),
         ),
         Line::styled(
-            "  This pane shows the answer once you have chosen.",
+            "This pane shows the answer once you have chosen.",
             theme.muted(),
         ),
     ];
     Paragraph::new(text)
+        .wrap(Wrap { trim: true })
         .block(super::pane(" Hidden until you guess ", false, theme))
         .render(area, buf);
 }

@@ -10,8 +10,8 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::vector::{
-    VALUE_WIDTH, WideStyle, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line,
-    window,
+    VALUE_WIDTH, WideStyle, display_width, is_wide, pad, vector_lines, vector_width, wide_legend,
+    wide_line,
 };
 use crate::action::{Action, key};
 use crate::app::App;
@@ -166,24 +166,50 @@ pub(super) fn single_token_height(app: &App, width: u16) -> usize {
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
+    let room = usize::from(area.width).saturating_sub(2);
     let title = if app.overlay() {
-        format!(
+        let full = format!(
             " Lookups · token + {} position = input vector ",
             app.scheme()
-        )
+        );
+        if display_width(&full) <= room {
+            full
+        } else {
+            format!(" Lookups · token + {} position ", app.scheme())
+        }
     } else {
-        format!(
+        let full = format!(
             " Lookups · the row each id returned ({} adds positions) ",
             key(&Action::TogglePositions)
-        )
+        );
+        if display_width(&full) <= room {
+            full
+        } else {
+            " Lookups · the row each id returned ".to_owned()
+        }
     };
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);
     let columns = Columns::new(app, usize::from(inner.width));
     let height = usize::from(inner.height).saturating_sub(1);
     let total = app.lookups().len();
-    let shown = window(total, (height / columns.lines_per_token).max(1), app.step());
-    let block = super::with_range(block, "tokens", &shown, total, theme);
+    let slots = (height / columns.lines_per_token).max(1);
+    let copies = copies_of(app.tokens(), app.step());
+    let shown = pinned(total, slots, app.step(), &copies);
+    let block = match shown.as_slice() {
+        [first, ..] if shown[shown.len() - 1] - first + 1 == shown.len() => {
+            let last = shown[shown.len() - 1];
+            super::with_range(block, "tokens", &(*first..last + 1), total, theme)
+        }
+        [_, ..] => block.title_bottom(
+            Line::styled(
+                format!(" tokens {} of {total}: the copies kept ", list(&shown)),
+                theme.muted(),
+            )
+            .right_aligned(),
+        ),
+        [] => block,
+    };
     block.render(area, buf);
     if let Some(message) = super::generating(app) {
         message.render(inner, buf);
@@ -192,8 +218,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if total == 0 {
         return;
     }
-    let mut lines = vec![header(app, &columns, theme)];
-    let copies = copies_of(app.tokens(), app.step());
+    let mut lines = vec![header(app, &columns, usize::from(inner.width), theme)];
     for index in shown {
         let marker = if index == app.step() {
             CURRENT_MARKER
@@ -213,7 +238,53 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines).render(inner, buf);
 }
 
-fn header(app: &App, columns: &Columns, theme: Theme) -> Line<'static> {
+/// The tokens to show in `slots`: the current one and its copies first (so the copies'
+/// vectors are always seen together), then the nearest neighbours; in sentence order.
+fn pinned(total: usize, slots: usize, step: usize, copies: &[usize]) -> Vec<usize> {
+    if total <= slots {
+        return (0..total).collect();
+    }
+    let mut chosen: Vec<usize> = vec![step.min(total.saturating_sub(1))];
+    let mut by_distance: Vec<usize> = copies.iter().copied().filter(|&i| i != step).collect();
+    // Copies first, the nearest of them first.
+    by_distance.sort_by_key(|&i| i.abs_diff(step));
+    chosen.extend(by_distance.into_iter().take(slots.saturating_sub(1)));
+    let mut reach = 1;
+    while chosen.len() < slots && reach < total {
+        for index in [step.checked_sub(reach), step.checked_add(reach)]
+            .into_iter()
+            .flatten()
+        {
+            if chosen.len() < slots && index < total && !chosen.contains(&index) {
+                chosen.push(index);
+            }
+        }
+        reach += 1;
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// Indices as ranges: `0, 2–3`.
+fn list(indices: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut start = 0;
+    while start < indices.len() {
+        let mut end = start;
+        while end + 1 < indices.len() && indices[end + 1] == indices[end] + 1 {
+            end += 1;
+        }
+        parts.push(if end == start {
+            indices[start].to_string()
+        } else {
+            format!("{}–{}", indices[start], indices[end])
+        });
+        start = end + 1;
+    }
+    parts.join(", ")
+}
+
+fn header(app: &App, columns: &Columns, width: usize, theme: Theme) -> Line<'static> {
     let mut text = format!(
         "  {:>p$} {} {:>i$} ",
         "pos",
@@ -242,7 +313,15 @@ fn header(app: &App, columns: &Columns, theme: Theme) -> Line<'static> {
             text.push_str(&pad(" = ", OPERATOR_WIDTH));
             text.push_str("input vector");
         }
-        (true, _) => text.push_str("token vector, + position vector, = input vector"),
+        (true, _) => {
+            let full = "token vector, + position vector, = input vector";
+            let room = width.saturating_sub(display_width(&text));
+            text.push_str(if display_width(full) <= room {
+                full
+            } else {
+                "token, + position, = input"
+            });
+        }
         (false, _) => text.push_str("token vector"),
     }
     Line::styled(text, theme.muted())
@@ -366,5 +445,20 @@ fn push_vector(
         let mut line = vec![first];
         line.extend(spans);
         lines.push(Line::from(line));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_stay_on_screen_with_the_current_token() {
+        // fox bites the fox, at the second fox, with room for three tokens.
+        assert_eq!(pinned(4, 3, 3, &[0, 3]), [0, 2, 3]);
+        assert_eq!(list(&[0, 2, 3]), "0, 2–3");
+        assert_eq!(pinned(4, 4, 3, &[0, 3]), [0, 1, 2, 3]);
+        assert_eq!(pinned(10, 3, 5, &[]), [4, 5, 6]);
+        assert_eq!(pinned(10, 1, 9, &[0, 9]), [9]);
     }
 }

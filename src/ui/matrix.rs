@@ -121,7 +121,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     for id in shown.clone() {
         let (marker, style) = if Some(id) == current_id {
             (CURRENT_MARKER, Some(theme.current()))
-        } else if id == app.matrix_cursor() {
+        } else if !hidden && id == app.matrix_cursor() {
             (CURSOR_MARKER, Some(theme.cursor()))
         } else if !hidden && app.uses_row(id) {
             (USED_MARKER, Some(theme.used()))
