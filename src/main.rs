@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use embedlens::app::{App, DEFAULT_IDS, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
+use embedlens::core::printable::printable;
 use embedlens::core::weights::as_width;
 use embedlens::theme::Theme;
 use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
@@ -35,7 +36,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             // Not `eprintln!`, which panics when stderr cannot be written (a full disk).
-            let _ = writeln!(std::io::stderr(), "embedlens: {error:#}");
+            // Messages quote names from files: escaped, so they cannot act on the terminal.
+            let message = format!("{error:#}");
+            let lines: Vec<_> = message.split('\n').map(printable).collect();
+            let _ = writeln!(std::io::stderr(), "embedlens: {}", lines.join("\n"));
             ExitCode::FAILURE
         }
     }

@@ -3,9 +3,13 @@
 //! panic, an abort or a hang.
 
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use serde_json::json;
 
 /// The address space each run may take, in KiB (`ulimit -v`): 1 GiB, far more than any of
 /// these runs needs, far less than the allocations they used to attempt.
@@ -177,4 +181,438 @@ fn options_before_a_subcommand_are_its_own() {
     );
     // After `--`, "matrix" is the sentence to explore (and there is no terminal here).
     run(&["--vocab", "words", "--", "matrix"]).assert_refused("needs a terminal");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+/// A fresh folder of its own under the system temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "embedlens-hostile-{name}-{}-{unique}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("a temp folder");
+        Self(path)
+    }
+
+    /// A path inside the folder, its parent folders made.
+    fn join(&self, name: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::create_dir_all(path.parent().expect("inside the folder")).expect("a folder");
+        path
+    }
+
+    /// A FIFO (named pipe) inside the folder.
+    fn fifo(&self, name: &str) -> PathBuf {
+        let path = self.join(name);
+        let made = Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success(), "mkfifo {}", path.display());
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The path as an argument.
+fn arg(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 temp path")
+}
+
+/// Writes a safetensors file of float32 tensors, each `(name, shape, values)`; the values are
+/// repeated to fill the shape.
+fn write_safetensors(path: &Path, tensors: &[(&str, &[usize], &[f32])]) {
+    let mut header = serde_json::Map::new();
+    let mut data = Vec::new();
+    for (name, shape, values) in tensors {
+        let count: usize = shape.iter().product();
+        let start = data.len();
+        for value in values.iter().cycle().take(count) {
+            data.extend(value.to_le_bytes());
+        }
+        header.insert(
+            (*name).to_owned(),
+            json!({"dtype": "F32", "shape": shape, "data_offsets": [start, data.len()]}),
+        );
+    }
+    let mut text = serde_json::Value::Object(header).to_string();
+    while !text.len().is_multiple_of(8) {
+        text.push(' ');
+    }
+    let mut bytes = (text.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(text.as_bytes());
+    bytes.extend(data);
+    std::fs::write(path, bytes).expect("a written safetensors file");
+}
+
+/// A Llama-style token table of 8 rows of 4, the smallest model embedlens opens.
+fn write_small_model(path: &Path) {
+    write_safetensors(
+        path,
+        &[("model.embed_tokens.weight", &[8, 4], &[0.5, -1.0])],
+    );
+}
+
+#[test]
+fn fifos_and_devices_are_refused_at_once_wherever_they_are_named() {
+    let dir = TempDir::new("special");
+    let fifo = dir.fifo("lone/model.safetensors");
+    let refused_fifo = "is a FIFO (named pipe), not a file";
+    run(&["lookup", "--model", arg(&fifo), "--ids", "0"]).assert_refused(refused_fifo);
+    run(&["inspect", arg(&fifo)]).assert_refused(refused_fifo);
+    // The explorer opens the model before it looks for a terminal.
+    run(&["--model", arg(&fifo)]).assert_refused(refused_fifo);
+    // A folder whose model.safetensors is a FIFO.
+    let folder = fifo.parent().expect("a folder");
+    run(&["lookup", "--model", arg(folder), "--ids", "0"])
+        .assert_refused("model.safetensors: is a FIFO");
+    // A FIFO or a device as the tokenizer.
+    let model = dir.join("model/model.safetensors");
+    write_small_model(&model);
+    let tokenizer = dir.fifo("tokenizer.json");
+    for (tokenizer, refusal) in [
+        (arg(&tokenizer), refused_fifo),
+        ("/dev/zero", "/dev/zero: is a character device, not a file"),
+    ] {
+        run(&[
+            "lookup",
+            "--model",
+            arg(&model),
+            "--tokenizer",
+            tokenizer,
+            "fox",
+        ])
+        .assert_refused(refusal);
+    }
+    // A FIFO as a shard an index names.
+    dir.fifo("sharded/model-00001-of-00001.safetensors");
+    std::fs::write(
+        dir.join("sharded/model.safetensors.index.json"),
+        json!({"weight_map": {"model.embed_tokens.weight": "model-00001-of-00001.safetensors"}})
+            .to_string(),
+    )
+    .expect("an index");
+    run(&["lookup", "--model", arg(&dir.join("sharded")), "--ids", "0"])
+        .assert_refused(refused_fifo);
+}
+
+#[test]
+fn a_tokenizer_json_beyond_the_size_limit_is_refused_unread() {
+    let dir = TempDir::new("huge-json");
+    let model = dir.join("model.safetensors");
+    write_small_model(&model);
+    let huge = dir.join("tokenizer.json");
+    std::fs::File::create(&huge)
+        .and_then(|file| file.set_len((256 << 20) + 1))
+        .expect("a sparse file");
+    run(&[
+        "lookup",
+        "--model",
+        arg(&model),
+        "--tokenizer",
+        arg(&huge),
+        "fox",
+    ])
+    .assert_refused("larger than 256 MiB, the most embedlens reads of a JSON file");
+}
+
+#[test]
+fn folders_say_what_they_hold_instead_of_a_safetensors_file() {
+    let dir = TempDir::new("folders");
+    let looped = dir.join("looped/model.safetensors");
+    std::os::unix::fs::symlink("model.safetensors", &looped).expect("a link to itself");
+    run(&["lookup", "--model", arg(&dir.join("looped")), "--ids", "0"])
+        .assert_refused("model.safetensors: cannot be read: Too many levels of symbolic links");
+    dir.fifo("odd/weights.safetensors");
+    std::fs::create_dir_all(dir.join("odd/more.safetensors")).expect("a folder");
+    run(&["lookup", "--model", arg(&dir.join("odd")), "--ids", "0"]).assert_refused(
+        "no readable safetensors file in this folder: more.safetensors is a folder; \
+         weights.safetensors is a FIFO (named pipe)",
+    );
+}
+
+#[test]
+fn an_index_may_only_name_shards_inside_its_folder() {
+    let dir = TempDir::new("escape");
+    let secret = dir.join("outside/secret.safetensors");
+    write_small_model(&secret);
+    let model = dir.join("model/README");
+    std::fs::write(&model, "a model folder").expect("a file");
+    let folder = dir.join("model");
+    std::os::unix::fs::symlink(&secret, folder.join("linked.safetensors")).expect("a link");
+    let index = folder.join("model.safetensors.index.json");
+    for (shard, refusal) in [
+        (
+            "../outside/secret.safetensors",
+            "a path outside the model folder",
+        ),
+        (arg(&secret), "a path outside the model folder"),
+        ("/etc/passwd", "a path outside the model folder"),
+        (
+            "linked.safetensors",
+            "outside the model folder; an index may only name files",
+        ),
+    ] {
+        let map = json!({"weight_map": {"model.embed_tokens.weight": shard}});
+        std::fs::write(&index, map.to_string()).expect("an index");
+        for args in [
+            &["lookup", "--model", arg(&folder), "--ids", "0"][..],
+            &["inspect", arg(&folder)][..],
+        ] {
+            let run = run(args);
+            run.assert_refused(refusal);
+            assert!(!run.stderr.contains("header length"), "{}", run.stderr);
+        }
+    }
+    // The Hugging Face cache links a snapshot's files into the repository's blobs: allowed.
+    let blob = dir.join("models--org--name/blobs/0123abcd");
+    write_small_model(&blob);
+    let snapshot = dir.join("models--org--name/snapshots/c0ffee/model.safetensors.index.json");
+    let snapshot = snapshot.parent().expect("a folder");
+    std::os::unix::fs::symlink(
+        "../../blobs/0123abcd",
+        snapshot.join("model-00001-of-00001.safetensors"),
+    )
+    .expect("a link");
+    std::fs::write(
+        snapshot.join("model.safetensors.index.json"),
+        json!({"weight_map": {"model.embed_tokens.weight": "model-00001-of-00001.safetensors"}})
+            .to_string(),
+    )
+    .expect("an index");
+    let cached = run(&["lookup", "--model", arg(snapshot), "--ids", "1"]);
+    assert!(cached.status.success(), "{}", cached.stderr);
+    assert!(cached.stdout.contains("-1.0000"), "{}", cached.stdout);
+}
+
+#[test]
+fn tensor_names_are_printed_escaped_whatever_their_length() {
+    let dir = TempDir::new("names");
+    let path = dir.join("model.safetensors");
+    let long = "a".repeat(70_000);
+    write_safetensors(
+        &path,
+        &[
+            ("model.embed_tokens.weight", &[8, 4], &[0.5]),
+            ("evil\u{1b}]0;owned\u{7}\u{1b}[2J", &[2], &[1.0]),
+            (&long, &[1], &[1.0]),
+        ],
+    );
+    let run = run(&["inspect", arg(&path)]);
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("evil\\u{1b}]0;owned\\u{7}\\u{1b}[2J"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(&long));
+    assert!(!run.stdout.contains('\u{1b}') && !run.stdout.contains('\u{7}'));
+    // A message quoting a name escapes it too.
+    let run = run_redirected(
+        &[
+            "lookup",
+            "--model",
+            arg(&path),
+            "--token-tensor",
+            "evil\u{1b}[2J",
+            "--ids",
+            "0",
+        ],
+        "",
+    );
+    run.assert_refused("no tensor named evil\\u{1b}[2J");
+    assert!(!run.stderr.contains('\u{1b}'));
+}
+
+/// A BERT-style folder (token, position and token-type tables, `LayerNorm`) with `config`.
+fn write_bert_folder(
+    dir: &TempDir,
+    name: &str,
+    prefix: &str,
+    config: &serde_json::Value,
+) -> PathBuf {
+    let tensor = |suffix: &str| format!("{prefix}embeddings.{suffix}");
+    let names = [
+        tensor("word_embeddings.weight"),
+        tensor("position_embeddings.weight"),
+        tensor("token_type_embeddings.weight"),
+        tensor("LayerNorm.weight"),
+        tensor("LayerNorm.bias"),
+    ];
+    let model = dir.join(&format!("{name}/model.safetensors"));
+    write_safetensors(
+        &model,
+        &[
+            (&names[0], &[8, 4], &[0.5, -1.0]),
+            (&names[1], &[16, 4], &[0.25]),
+            (&names[2], &[2, 4], &[0.125]),
+            (&names[3], &[4], &[1.0]),
+            (&names[4], &[4], &[0.0]),
+        ],
+    );
+    let folder = model.parent().expect("a folder").to_owned();
+    std::fs::write(folder.join("config.json"), config.to_string()).expect("a config");
+    folder
+}
+
+#[test]
+fn config_values_that_cannot_be_right_are_named() {
+    let dir = TempDir::new("config");
+    let eps = write_bert_folder(
+        &dir,
+        "eps",
+        "bert.",
+        &json!({"model_type": "bert", "layer_norm_eps": 1e39}),
+    );
+    run(&["lookup", "--model", arg(&eps), "--ids", "0"])
+        .assert_refused("layer_norm_eps 1e+39 is not a small positive number (at most 1");
+    let pad = write_bert_folder(
+        &dir,
+        "pad",
+        "roberta.",
+        &json!({"model_type": "roberta", "pad_token_id": 1e9}),
+    );
+    run(&["lookup", "--model", arg(&pad), "--ids", "0"])
+        .assert_refused("pad_token_id 1000000000 would put position 0 at row 1000000001");
+    let fine = write_bert_folder(
+        &dir,
+        "fine",
+        "bert.",
+        &json!({"model_type": "bert", "layer_norm_eps": 1e-12}),
+    );
+    let run = run(&["lookup", "--model", arg(&fine), "--ids", "0"]);
+    assert!(run.status.success(), "{}", run.stderr);
+}
+
+#[test]
+fn json_says_when_it_wrote_nan_or_infinity_as_null() {
+    let dir = TempDir::new("nan");
+    let path = dir.join("model.safetensors");
+    write_safetensors(
+        &path,
+        &[(
+            "model.embed_tokens.weight",
+            &[3, 2],
+            &[f32::NAN, 1.0, f32::INFINITY, 2.0],
+        )],
+    );
+    for args in [
+        &[
+            "lookup",
+            "--model",
+            arg(&path),
+            "--ids",
+            "0",
+            "--format",
+            "json",
+        ][..],
+        &["matrix", "--model", arg(&path), "--format", "json"][..],
+    ] {
+        let run = run(args);
+        assert!(run.status.success(), "{}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("valid JSON");
+        let warning = json["warning"].as_str().unwrap_or_default();
+        assert!(warning.contains("written as null"), "{args:?}: {json}");
+    }
+    let finite = run(&["matrix", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&finite.stdout).expect("valid JSON");
+    assert!(json.get("warning").is_none(), "{json}");
+}
+
+/// Runs `embedlens args…` under the limits, reads the first `bytes` of its output and closes
+/// the pipe, as `| head -c` would; returns how it ended.
+fn run_reading_first(args: &[&str], bytes: usize) -> (ExitStatus, String, String) {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v \"$1\" || exit 99; shift; exec \"$@\"")
+        .arg("sh")
+        .arg(MEMORY_LIMIT_KIB.to_string())
+        .arg(env!("CARGO_BIN_EXE_embedlens"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh starts");
+    let stderr = drain(child.stderr.take());
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = thread::spawn(move || {
+        let mut first = vec![0; bytes];
+        let read = stdout.read(&mut first).unwrap_or(0);
+        let mut rest = first[read..].to_vec();
+        let more = stdout.read_exact(&mut rest).map_or(0, |()| rest.len());
+        first.truncate(read);
+        first.extend(&rest[..more]);
+        String::from_utf8_lossy(&first).into_owned()
+    });
+    let status = wait_bounded(&mut child, &format!("embedlens {args:?}"));
+    (
+        status,
+        reader.join().expect("stdout is read"),
+        stderr.join().expect("stderr is read"),
+    )
+}
+
+#[test]
+fn the_matrix_of_a_large_file_streams_in_little_memory() {
+    let dir = TempDir::new("large");
+    let path = dir.join("model.safetensors");
+    // 100,000 × 256 zeros (102 MB, sparse on disk): held as text it would need over 1 GiB.
+    let (rows, dims) = (100_000_usize, 256_usize);
+    let mut header = json!({"model.embed_tokens.weight":
+        {"dtype": "F32", "shape": [rows, dims], "data_offsets": [0, rows * dims * 4]}})
+    .to_string();
+    while !header.len().is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(header.as_bytes());
+    std::fs::write(&path, &bytes).expect("the header");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|file| file.set_len((bytes.len() + rows * dims * 4) as u64))
+        .expect("the zeros");
+    for format in ["table", "json"] {
+        let (status, first, stderr) =
+            run_reading_first(&["matrix", "--model", arg(&path), "--format", format], 4096);
+        assert!(status.success(), "{format}: {status}: {stderr}");
+        assert!(
+            first.contains("0.0000") || first.contains("0.0"),
+            "{format}: {first}"
+        );
+    }
+}
+
+#[test]
+fn the_compare_subcommand_takes_a_long_sentence_within_bounds() {
+    // Just under Linux's 128 KiB limit for one argument.
+    let long = "the dog bites the man ".repeat(120_000 / 22);
+    let run = run(&[
+        "compare",
+        &long,
+        "the man bites the dog",
+        "--vocab",
+        "words",
+    ]);
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("Only the first 128 tokens of each sentence are compared (A has"),
+        "{}",
+        &run.stdout[..run.stdout.len().min(2000)]
+    );
 }

@@ -96,6 +96,28 @@ impl Session {
 
     /// Starts `embedlens args…` in a 120×40 pseudo-terminal with `TERM` set to `term`.
     fn launch_with_term(args: &[&str], term: &str) -> Self {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_embedlens"));
+        command.args(args);
+        Self::spawn(command, term)
+    }
+
+    /// Starts `embedlens args…` with at most `kib` KiB of address space (`ulimit -v`), so an
+    /// allocation that grows out of bounds fails the test instead of exhausting the machine.
+    fn launch_limited(args: &[&str], kib: u64) -> Self {
+        let mut command = CommandBuilder::new("sh");
+        command.args([
+            "-c",
+            "ulimit -v \"$1\" || exit 99; shift; exec \"$@\"",
+            "sh",
+        ]);
+        command.arg(kib.to_string());
+        command.arg(env!("CARGO_BIN_EXE_embedlens"));
+        command.args(args);
+        Self::spawn(command, "xterm-256color")
+    }
+
+    /// Runs `command` in a 120×40 pseudo-terminal with `TERM` set to `term`.
+    fn spawn(mut command: CommandBuilder, term: &str) -> Self {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -104,8 +126,6 @@ impl Session {
                 pixel_height: 0,
             })
             .expect("a pseudo-terminal opens");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_embedlens"));
-        command.args(args);
         command.env("TERM", term);
         command.env_remove("NO_COLOR");
         let child = pty.slave.spawn_command(command).expect("the binary starts");
@@ -667,7 +687,7 @@ fn write_table_file(path: &std::path::Path, rows: usize, dims: usize) -> u64 {
         r#"{{"embed_tokens.weight":{{"dtype":"F32","shape":[{rows},{dims}],"data_offsets":[0,{}]}}}}"#,
         rows * dims * 4
     );
-    while header.len() % 8 != 0 {
+    while !header.len().is_multiple_of(8) {
         header.push(' ');
     }
     let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
@@ -782,6 +802,25 @@ fn compare_mode_from_the_keyboard() {
     session.press(b"p");
     session.wait_for_all(&["DIFFERENT INPUT VECTORS", "get a different output"]);
     session.press(b"q");
+    session.assert_clean_exit();
+}
+
+#[test]
+fn compare_mode_takes_a_very_long_sentence_within_bounds_and_says_what_was_left_out() {
+    // 1 GiB of address space: the unbounded attention matrix asked for 180 GB here.
+    let mut session = Session::launch_limited(&["--vocab", "words"], 1 << 20);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(b"\rc");
+    session.wait_for_text("SAME SET OF TOKEN VECTORS");
+    session.press(b"i");
+    session.wait_for_text("Sentences A and B · type");
+    let long = "the dog bites the man ".repeat(300_000 / 22);
+    let mut paste = b"\x1b[200~".to_vec();
+    paste.extend_from_slice(long.as_bytes());
+    paste.extend_from_slice(b"\x1b[201~");
+    session.press_bounded(paste);
+    session.wait_for_all(&["A: first 128 of ", "Only the first 128 tokens", "left out"]);
+    session.press_bounded(CTRL_C.to_vec());
     session.assert_clean_exit();
 }
 

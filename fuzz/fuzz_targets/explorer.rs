@@ -4,9 +4,17 @@
 //! The first byte picks the start (vocabulary, positions, ids, lesson, colour); then each byte is
 //! a key from [`KEYS`], except `0xE0..=0xEF`, a resize to the next two bytes (1..=220 columns,
 //! 1..=70 rows), and `0xF0..=0xFF`, a paste of the next `byte & 0x0F` bytes as lossy UTF-8.
+//!
+//! Bursts arrive as a fast typist, key repeat or a paste without bracketed paste make them:
+//! queued, applied together with `App::handle_queued`, then one frame. `0xD0..=0xD7` queues the
+//! next byte's number of events, read as above, so keys, pastes and resizes mix; `0xD8..=0xDB`
+//! queues the key the next byte names, repeated 8 times the byte after (up to 2,040 times).
+//!
 //! Only the seed and words vocabularies are used: gpt2 makes its tables on a thread, so `v`
-//! from words (which would reach gpt2) is skipped.
+//! from words (which would reach gpt2) is skipped, and left out of bursts altogether.
 #![no_main]
+
+use std::time::{Duration, Instant};
 
 use embedlens::action::Action;
 use embedlens::app::{App, Options};
@@ -125,6 +133,68 @@ fn options(flags: u8) -> Options {
     }
 }
 
+/// Reads one event from the front of `rest`: a key, a resize (the backend follows it) or a
+/// paste; `None` at the end of the input.
+fn next_event(rest: &mut &[u8], backend: &mut TestBackend) -> Option<Event> {
+    let (&byte, tail) = rest.split_first()?;
+    *rest = tail;
+    Some(match byte {
+        0xE0..=0xEF => {
+            let [width, height, ..] = **rest else {
+                return None;
+            };
+            *rest = &rest[2..];
+            let (width, height) = (1 + u16::from(width) % 220, 1 + u16::from(height) % 70);
+            backend.resize(width, height);
+            Event::Resize(width, height)
+        }
+        0xF0..=0xFF => {
+            let length = usize::from(byte & 0x0F).min(rest.len());
+            let (pasted, tail) = rest.split_at(length);
+            *rest = tail;
+            Event::Paste(String::from_utf8_lossy(pasted).into_owned())
+        }
+        _ => key(byte, byte >= 0xDC),
+    })
+}
+
+/// The key `KEYS` holds at `index` (wrapping), pressed or, when `release`, released.
+fn key(index: u8, release: bool) -> Event {
+    let (code, modifiers) = KEYS[usize::from(index) % KEYS.len()];
+    // A release now and then: the explorer must act on presses only.
+    let kind = if release {
+        KeyEventKind::Release
+    } else {
+        KeyEventKind::Press
+    };
+    Event::Key(KeyEvent::new_with_kind(code, modifiers, kind))
+}
+
+/// The events of a burst starting at `byte` (`0xD0..=0xDB`), read from the front of `rest`.
+fn burst(byte: u8, rest: &mut &[u8], backend: &mut TestBackend) -> Vec<Event> {
+    let Some((&count, tail)) = rest.split_first() else {
+        return Vec::new();
+    };
+    *rest = tail;
+    let events = if byte < 0xD8 {
+        (0..count)
+            .map_while(|_| next_event(rest, backend))
+            .collect()
+    } else {
+        let Some((&repeats, tail)) = rest.split_first() else {
+            return Vec::new();
+        };
+        *rest = tail;
+        vec![key(count, false); usize::from(repeats) * 8]
+    };
+    // `v` could reach gpt2 from words, and a burst cannot look at the state between its keys.
+    let cycles_vocab = |event: &Event| matches!(event, Event::Key(key) if key.code == KeyCode::Char('v') && key.modifiers == NONE);
+    events
+        .into_iter()
+        .filter(|event| !cycles_vocab(event))
+        .collect()
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&flags, mut rest)) = data.split_first() else {
         return;
@@ -134,39 +204,25 @@ fuzz_target!(|data: &[u8]| {
     terminal
         .draw(|frame| frame.render_widget(&app, frame.area()))
         .expect("draw");
-    while let Some((&byte, tail)) = rest.split_first() {
-        rest = tail;
-        let event = match byte {
-            0xE0..=0xEF => {
-                let [width, height, ..] = *rest else { break };
-                rest = &rest[2..];
-                let (width, height) = (1 + u16::from(width) % 220, 1 + u16::from(height) % 70);
-                terminal.backend_mut().resize(width, height);
-                Event::Resize(width, height)
+    while let Some(&byte) = rest.first() {
+        if (0xD0..=0xDB).contains(&byte) {
+            rest = &rest[1..];
+            let mut queued = burst(byte, &mut rest, terminal.backend_mut()).into_iter();
+            let Some(first) = queued.next() else { continue };
+            let far = Instant::now() + Duration::from_secs(3600);
+            app.handle_queued(&first, || Ok(queued.next()), far)
+                .expect("a queue of events cannot fail");
+        } else {
+            let Some(event) = next_event(&mut rest, terminal.backend_mut()) else {
+                break;
+            };
+            let reaches_gpt2 = app.vocab() == Some(VocabKind::Words)
+                && app.action_for_event(&event) == Some(Action::CycleVocab);
+            if reaches_gpt2 {
+                continue;
             }
-            0xF0..=0xFF => {
-                let length = usize::from(byte & 0x0F).min(rest.len());
-                let (pasted, tail) = rest.split_at(length);
-                rest = tail;
-                Event::Paste(String::from_utf8_lossy(pasted).into_owned())
-            }
-            _ => {
-                let (code, modifiers) = KEYS[usize::from(byte) % KEYS.len()];
-                // A release now and then: the explorer must act on presses only.
-                let kind = if byte >= 0xDC {
-                    KeyEventKind::Release
-                } else {
-                    KeyEventKind::Press
-                };
-                Event::Key(KeyEvent::new_with_kind(code, modifiers, kind))
-            }
-        };
-        let reaches_gpt2 = app.vocab() == Some(VocabKind::Words)
-            && app.action_for_event(&event) == Some(Action::CycleVocab);
-        if reaches_gpt2 {
-            continue;
+            app.handle_event(&event);
         }
-        app.handle_event(&event);
         terminal
             .draw(|frame| frame.render_widget(&app, frame.area()))
             .expect("draw");

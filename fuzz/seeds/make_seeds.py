@@ -144,3 +144,17 @@ write("explorer", "words_attention", b"\x21" + keys("Enter", "a", "Right", "s", 
 write("explorer", "lesson", b"\x08" + keys("Enter", "1", "Enter", "2", "Enter", "Enter", "Left"))
 write("explorer", "search_resize", b"\x01" + keys("Enter", "/", "f", "Enter", "v")
       + bytes([0xE0, 49, 15]) + keys("End") + bytes([0xE0, 219, 69]) + bytes([0xF3]) + "東a".encode()[:3])
+# A burst of 1,000 Right arrows (0xD8: key, count / 8), then a burst that mixes keys, a resize
+# and a paste (0xD0: the number of events that follow), each applied before one frame.
+write("explorer", "bursts_resizes", b"\x00" + keys("Enter") + bytes([0xD8, KEY["Right"], 125])
+      + bytes([0xD0, 6]) + keys("Left", "p") + bytes([0xE0, 30, 10]) + keys("a", "End")
+      + bytes([0xF2]) + b"ab" + keys("Right"))
+
+# Shard indexes: one that names the folder's own shard, and ones that reach outside it.
+def index(shard):
+    return json.dumps({"metadata": {"total_size": 32},
+                       "weight_map": {"model.embed_tokens.weight": shard}})
+write("index_json", "own_shard", index("model-00001-of-00001.safetensors"))
+write("index_json", "parent", index("../outside.safetensors"))
+write("index_json", "absolute", index("/etc/passwd"))
+write("index_json", "link", index("link.safetensors"))

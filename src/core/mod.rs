@@ -2,12 +2,14 @@
 pub mod attention;
 pub mod block;
 pub mod compare;
+pub mod file_access;
 pub mod gguf;
 pub mod layer0;
 pub mod metrics;
 pub mod model_file;
 pub mod model_source;
 pub mod positional;
+pub mod printable;
 pub mod readout;
 pub mod similarity;
 pub mod table;

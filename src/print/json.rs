@@ -1,8 +1,10 @@
 //! The JSON format: one report struct per subcommand, floats written shortest.
 
+use std::cell::Cell;
 use std::io::{self, Write};
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 use super::table_rows;
 use crate::core::compare::Comparison;
@@ -17,6 +19,9 @@ struct LookupReport<'a> {
     shape: [usize; 2],
     positions: &'static str,
     tokens: Vec<TokenReport<'a>>,
+    /// Present when some value is NaN or infinite, which JSON writes as null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<&'static str>,
 }
 
 /// A token's lookup, as both reports write it; `f32` fields so `serde_json` writes them
@@ -32,6 +37,17 @@ struct TokenVectors<'a> {
 }
 
 impl<'a> TokenVectors<'a> {
+    /// The vectors it holds.
+    fn vectors(&self) -> impl Iterator<Item = &Vec<f32>> {
+        [
+            &self.token_vector,
+            &self.position_vector,
+            &self.input_vector,
+        ]
+        .into_iter()
+        .flatten()
+    }
+
     fn of(lookup: &'a TokenLookup) -> Self {
         Self {
             position: lookup.token.position,
@@ -57,12 +73,64 @@ struct TokenReport<'a> {
     warning: Option<String>,
 }
 
-/// The weights as `matrix --format json` writes them.
-#[derive(Serialize)]
-struct MatrixReport {
-    shape: [usize; 2],
-    tokens: Option<Vec<String>>,
-    rows: Vec<Vec<f32>>,
+/// What a report says when it wrote NaN or an infinity: JSON has no such numbers.
+const NON_FINITE_AS_NULL: &str =
+    "some values are NaN or infinite; JSON has no such numbers, so they are written as null";
+
+/// The weights as `matrix --format json` writes them, streamed: the token names and rows are
+/// read as they are written, never gathered, and a `warning` follows the rows when any value
+/// was NaN or infinite.
+struct MatrixReport<'a> {
+    model: &'a EmbeddingModel,
+    non_finite: Cell<bool>,
+}
+
+impl Serialize for MatrixReport<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let model = self.model;
+        let mut report = serializer.serialize_struct("MatrixReport", 4)?;
+        report.serialize_field("shape", &[model.rows(), model.dims()])?;
+        report.serialize_field("tokens", &model.tokenizer().map(|_| TokenNames(model)))?;
+        report.serialize_field("rows", &Rows(self))?;
+        if self.non_finite.get() {
+            report.serialize_field("warning", NON_FINITE_AS_NULL)?;
+        } else {
+            report.skip_field("warning")?;
+        }
+        report.end()
+    }
+}
+
+/// Every row's token text, in id order, as a JSON array written as it is read.
+struct TokenNames<'a>(&'a EmbeddingModel);
+
+impl Serialize for TokenNames<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let model = self.0;
+        serializer.collect_seq((0..model.rows()).map(|id| model.token_text(id).unwrap_or_default()))
+    }
+}
+
+/// Every row of the matrix, in id order, written as it is read; notes any non-finite value.
+struct Rows<'a, 'b>(&'a MatrixReport<'b>);
+
+impl Serialize for Rows<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let report = self.0;
+        serializer.collect_seq(table_rows(report.model).map(|row| {
+            if row.iter().any(|value| !value.is_finite()) {
+                report.non_finite.set(true);
+            }
+            row.to_vec()
+        }))
+    }
+}
+
+/// Whether any of the vectors holds NaN or an infinity.
+fn any_non_finite<'a>(vectors: impl IntoIterator<Item = &'a Vec<f32>>) -> bool {
+    vectors
+        .into_iter()
+        .any(|vector| vector.iter().any(|value| !value.is_finite()))
 }
 
 /// `compare --format json`: both sentences' tokens and the verdicts.
@@ -82,6 +150,12 @@ struct CompareReport<'a> {
     verdicts: Vec<String>,
     links: &'a [(usize, usize)],
     id_differences: &'a [String],
+    /// How many tokens of each sentence were compared, when a sentence had more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_out: Option<String>,
+    /// Present when some value is NaN or infinite, which JSON writes as null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<&'static str>,
 }
 
 /// Whether attention gives each shared word the same output in A and B, and overall.
@@ -144,6 +218,15 @@ pub(super) fn lookup_json(
                     .or_else(|| lookup.token.id.and_then(|id| model.non_finite_warning(id))),
             })
             .collect(),
+        warning: None,
+    };
+    let non_finite = report.tokens.iter().any(|token| {
+        let vectors = token.lookup.vectors().chain(token.model_embedding.as_ref());
+        any_non_finite(vectors)
+    });
+    let report = LookupReport {
+        warning: non_finite.then_some(NON_FINITE_AS_NULL),
+        ..report
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
@@ -151,13 +234,8 @@ pub(super) fn lookup_json(
 
 pub(super) fn matrix_json(model: &EmbeddingModel, out: &mut impl Write) -> io::Result<()> {
     let report = MatrixReport {
-        shape: [model.rows(), model.dims()],
-        tokens: model.tokenizer().map(|tokenizer| {
-            (0..model.rows())
-                .map(|id| tokenizer.token_text(id).unwrap_or_default())
-                .collect()
-        }),
-        rows: table_rows(model).map(|row| row.to_vec()).collect(),
+        model,
+        non_finite: Cell::new(false),
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
@@ -214,6 +292,22 @@ pub(super) fn compare_json(comparison: &Comparison, out: &mut impl Write) -> io:
         verdicts: verdicts.sentences(comparison.scheme),
         links: &comparison.links,
         id_differences: &comparison.id_differences,
+        left_out: comparison.left_out_note(),
+        warning: None,
+    };
+    let non_finite = report.sentences.iter().any(|sentence| {
+        sentence.tokens.iter().any(|token| {
+            any_non_finite(
+                token
+                    .lookup
+                    .vectors()
+                    .chain(token.attention_output.as_ref()),
+            )
+        })
+    });
+    let report = CompareReport {
+        warning: non_finite.then_some(NON_FINITE_AS_NULL),
+        ..report
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)

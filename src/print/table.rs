@@ -2,9 +2,9 @@
 
 use std::io::{self, Write};
 
-use ndarray::{Array1, ArrayView1};
+use ndarray::ArrayView1;
 
-use super::{scheme_name, seed_note, table_name, table_rows};
+use super::{scheme_name, seed_note, table_name};
 use crate::core::attention::Mask;
 use crate::core::compare::Comparison;
 use crate::core::positional::PositionScheme;
@@ -218,6 +218,9 @@ pub(super) fn lookup_table(
     Ok(())
 }
 
+/// Writes the weight matrix row by row: a first pass over the rows finds the column widths,
+/// a second writes them, so memory stays flat however large the table (a mapped row is read
+/// twice, never held).
 pub(super) fn matrix_table(model: &EmbeddingModel, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "{}{}", table_name(model), seed_note(model))?;
     let named = model.tokenizer().is_some();
@@ -227,21 +230,94 @@ pub(super) fn matrix_table(model: &EmbeddingModel, out: &mut impl Write) -> io::
     }
     // One cell a row, spaced as PyTorch prints a tensor, so rows compare digit by digit.
     columns.push(Column::left("token vector"));
-    let rows: Vec<Array1<f32>> = table_rows(model).collect();
-    let vectors = vector_cells(rows.iter().map(|row| Some(row.view())));
-    let rows: Vec<Row> = vectors
-        .into_iter()
-        .enumerate()
-        .map(|(id, vector)| {
-            let mut cells = vec![id.to_string()];
-            if named {
-                cells.push(model.token_text(id).unwrap_or_default());
-            }
-            cells.extend(vector);
-            Row { cells, note: None }
-        })
+    let mut widths: Vec<usize> = columns.iter().map(|column| width(&column.header)).collect();
+    widths[0] = widths[0].max(model.rows().saturating_sub(1).to_string().len());
+    let mut extremes = NumberExtremes::default();
+    for id in 0..model.rows() {
+        if let Some(row) = model.lookup(id) {
+            row.iter().for_each(|&value| extremes.add(value));
+        }
+        if named {
+            let text = model.token_text(id).unwrap_or_default();
+            widths[1] = widths[1].max(width(&text));
+        }
+    }
+    let number_width = extremes.width();
+    let headers: Vec<&str> = columns
+        .iter()
+        .map(|column| column.header.as_str())
         .collect();
-    write_columns(out, &columns, &rows)
+    write_line(out, &columns, &widths, &headers, None)?;
+    for id in 0..model.rows() {
+        let Some(row) = model.lookup(id) else {
+            continue;
+        };
+        let mut cells = vec![id.to_string()];
+        if named {
+            cells.push(model.token_text(id).unwrap_or_default());
+        }
+        let numbers: Vec<String> = row
+            .iter()
+            .map(|value| format!("{value:>number_width$.4}"))
+            .collect();
+        cells.push(numbers.join(" "));
+        write_line(out, &columns, &widths, &cells, None)?;
+    }
+    Ok(())
+}
+
+/// What decides the widest of a column's numbers at four decimals: the largest magnitude of
+/// each sign, and whether NaN or an infinity appears. (The width of `{:.4}` grows with the
+/// magnitude, and a minus sign adds one.)
+#[derive(Default)]
+struct NumberExtremes {
+    largest_positive: Option<f32>,
+    largest_negative: Option<f32>,
+    nan: bool,
+    positive_infinity: bool,
+    negative_infinity: bool,
+}
+
+impl NumberExtremes {
+    fn add(&mut self, value: f32) {
+        if value.is_nan() {
+            self.nan = true;
+        } else if value.is_infinite() {
+            if value > 0.0 {
+                self.positive_infinity = true;
+            } else {
+                self.negative_infinity = true;
+            }
+        } else {
+            let side = if value.is_sign_negative() {
+                &mut self.largest_negative
+            } else {
+                &mut self.largest_positive
+            };
+            *side = Some(side.map_or(value.abs(), |largest| largest.max(value.abs())));
+        }
+    }
+
+    /// The widest of the numbers written with four decimals.
+    fn width(&self) -> usize {
+        let mut samples = Vec::new();
+        samples.extend(self.largest_positive);
+        samples.extend(self.largest_negative.map(|magnitude| -magnitude));
+        if self.nan {
+            samples.push(f32::NAN);
+        }
+        if self.positive_infinity {
+            samples.push(f32::INFINITY);
+        }
+        if self.negative_infinity {
+            samples.push(f32::NEG_INFINITY);
+        }
+        samples
+            .into_iter()
+            .map(|value| format!("{value:.4}").len())
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 pub(super) fn compare_table(comparison: &Comparison, out: &mut impl Write) -> io::Result<()> {
@@ -250,6 +326,9 @@ pub(super) fn compare_table(comparison: &Comparison, out: &mut impl Write) -> io
         Mask::Causal => "causal mask",
     };
     writeln!(out, "positions: {}, attention: {mask}", comparison.scheme)?;
+    if let Some(note) = comparison.left_out_note() {
+        writeln!(out, "{note}")?;
+    }
     for (name, sentence) in ["A", "B"].iter().zip(&comparison.sentences) {
         writeln!(out, "\n{name}: {}", sentence.text)?;
         let columns = [

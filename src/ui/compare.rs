@@ -85,16 +85,23 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|sentence| sentence.lookups.len())
         .max()
         .unwrap_or(0);
-    let columns_height = u16::try_from(rows + 1).unwrap_or(u16::MAX);
+    // A long sentence's rows must not push the findings (and what was left out) off screen.
+    let findings = summary_lines(app, comparison);
+    let summary_room = u16::try_from(findings.len())
+        .unwrap_or(u16::MAX)
+        .min(inner.height / 2);
+    let columns_height = u16::try_from(rows + 1)
+        .unwrap_or(u16::MAX)
+        .min(inner.height.saturating_sub(summary_room));
     let [columns, summary] = inner.layout(&Layout::vertical([
-        Constraint::Max(columns_height),
+        Constraint::Length(columns_height),
         Constraint::Fill(1),
     ]));
     let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
     for (index, column) in [left, right].into_iter().enumerate() {
         Paragraph::new(sentence_lines(app, comparison, index, column.width)).render(column, buf);
     }
-    let findings = fitted(summary_lines(app, comparison), summary, theme.warning());
+    let findings = fitted(findings, summary, theme.warning());
     Paragraph::new(findings)
         .wrap(Wrap { trim: true })
         .render(summary, buf);
@@ -156,10 +163,21 @@ fn sentence_lines(
     let sentence = &comparison.sentences[index];
     let name = if index == 0 { "A" } else { "B" };
     let other = if index == 0 { "B" } else { "A" };
-    let mut lines = vec![Line::styled(
-        format!("{name}: {}", sentence.text),
-        theme.title(),
-    )];
+    let mut header = vec![Span::styled(format!("{name}: "), theme.title())];
+    if sentence.left_out() > 0 {
+        header.push(Span::styled(
+            format!(
+                "first {} of {} tokens · ",
+                sentence.lookups.len(),
+                sentence.token_count
+            ),
+            theme.warning(),
+        ));
+    }
+    // The header shows one line of the sentence; a pasted book needs no more than that.
+    let shown: String = sentence.text.chars().take(usize::from(width)).collect();
+    header.push(Span::styled(shown, theme.title()));
+    let mut lines = vec![Line::from(header)];
     // Numbers rather than strips whenever they fit: the ids (also in the token strip) and
     // padding give way first.
     let dims = sentence
@@ -272,6 +290,9 @@ fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
         Span::raw(" "),
         Span::styled(verdicts.wording_sentence(), wording_style),
     ])];
+    if let Some(note) = comparison.left_out_note() {
+        lines.insert(0, Line::styled(note, theme.warning()));
+    }
     lines.push(Line::raw(verdicts.token_sentence()));
     if let Some(sentence) = verdicts.input_sentence(comparison.scheme) {
         lines.push(Line::raw(sentence));

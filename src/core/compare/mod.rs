@@ -40,12 +40,21 @@ pub fn default_pair(model: &EmbeddingModel) -> (&'static str, &'static str) {
     }
 }
 
+/// The most tokens of each sentence a comparison takes, about a paragraph.
+///
+/// Attention's work and memory grow with the square of a sentence's tokens, and compare mode
+/// redoes it on every key; the tokens after these are counted, left out, and said to be.
+pub const MAX_COMPARED_TOKENS: usize = 128;
+
 /// One sentence of a comparison: what the embedding layer and attention made of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComparedSentence {
     /// The sentence as given.
     pub text: String,
-    /// Each token's lookup; every token has a token vector and an input vector.
+    /// How many tokens the whole sentence has; only the first [`MAX_COMPARED_TOKENS`] are
+    /// compared.
+    pub token_count: usize,
+    /// Each compared token's lookup; every one has a token vector and an input vector.
     pub lookups: Vec<TokenLookup>,
     /// One attention head over the input vectors, in sentence order.
     pub attention: Attention,
@@ -148,7 +157,10 @@ fn compared_sentence(
     mask: Mask,
     head: &AttentionWeights,
 ) -> Result<ComparedSentence> {
-    let lookups = model.embed(&model.tokenize(text)?, scheme);
+    let mut tokens = model.tokenize(text)?;
+    let token_count = tokens.len();
+    tokens.truncate(MAX_COMPARED_TOKENS);
+    let lookups = model.embed(&tokens, scheme);
     if lookups.is_empty() {
         bail!("sentence {name} has no tokens");
     }
@@ -176,10 +188,46 @@ fn compared_sentence(
     let attention = self_attention(&inputs, &positions, head, mask, scheme);
     Ok(ComparedSentence {
         text: text.to_owned(),
+        token_count,
         mean_token_vector: mean(&token_vectors, model.dims()),
         lookups,
         attention,
     })
+}
+
+impl ComparedSentence {
+    /// How many of the sentence's tokens were left out of the comparison.
+    #[must_use]
+    pub fn left_out(&self) -> usize {
+        self.token_count - self.lookups.len()
+    }
+}
+
+impl Comparison {
+    /// A sentence saying which tokens were left out, when some were: the verdicts then hold
+    /// for the first [`MAX_COMPARED_TOKENS`] tokens of each sentence only.
+    #[must_use]
+    pub fn left_out_note(&self) -> Option<String> {
+        let counts: Vec<String> = ["A", "B"]
+            .iter()
+            .zip(&self.sentences)
+            .filter(|(_, sentence)| sentence.left_out() > 0)
+            .map(|(name, sentence)| {
+                format!(
+                    "{name} has {} tokens, {} left out",
+                    sentence.token_count,
+                    sentence.left_out()
+                )
+            })
+            .collect();
+        (!counts.is_empty()).then(|| {
+            format!(
+                "Only the first {MAX_COMPARED_TOKENS} tokens of each sentence are compared \
+                 ({}): what follows is about those.",
+                counts.join("; ")
+            )
+        })
+    }
 }
 
 /// The mean of the vectors, each dimension summed in f64 in sorted order and rounded once.
@@ -331,6 +379,42 @@ mod tests {
 
     fn output_bits(comparison: &Comparison, sentence: usize, token: usize) -> Vec<u32> {
         bits(&comparison.sentences[sentence].attention.outputs[token])
+    }
+
+    #[test]
+    fn a_long_sentence_is_compared_on_its_first_tokens_and_says_so() {
+        let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
+        let long = "the dog bites the man ".repeat(20_000);
+        let comparison = compare(
+            &model,
+            &long,
+            "the man bites the dog",
+            PositionScheme::None,
+            Mask::None,
+            DEFAULT_SEED,
+        )
+        .unwrap();
+        let [a, b] = &comparison.sentences;
+        assert_eq!(a.lookups.len(), MAX_COMPARED_TOKENS);
+        assert_eq!(
+            a.attention.weights.dim(),
+            (MAX_COMPARED_TOKENS, MAX_COMPARED_TOKENS)
+        );
+        assert_eq!(a.attention.outputs.len(), MAX_COMPARED_TOKENS);
+        assert!(a.token_count >= 100_000, "{}", a.token_count);
+        assert_eq!(a.left_out(), a.token_count - MAX_COMPARED_TOKENS);
+        assert_eq!(b.left_out(), 0);
+        let note = comparison.left_out_note().expect("a note");
+        assert!(
+            note.contains(&format!("first {MAX_COMPARED_TOKENS} tokens"))
+                && note.contains(&format!("A has {} tokens", a.token_count))
+                && !note.contains("B has"),
+            "{note}"
+        );
+        assert_eq!(
+            article_pair(PositionScheme::None, Mask::None).left_out_note(),
+            None
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ use memmap2::Mmap;
 
 use super::ggml_type::GgmlType;
 use super::value::MetadataValue;
+use crate::core::file_access::open_regular;
 use crate::core::table::{Bytes, Table};
 
 /// `GGUF` read as a little-endian u32.
@@ -91,9 +92,10 @@ impl std::fmt::Debug for GgufFile {
 #[must_use]
 pub fn is_gguf(path: &Path) -> bool {
     let mut magic = [0u8; 4];
-    File::open(path)
-        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic))
-        .is_ok_and(|()| &magic == MAGIC)
+    open_regular(path)
+        .ok()
+        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic).ok())
+        .is_some_and(|()| &magic == MAGIC)
 }
 
 impl GgufFile {
@@ -103,10 +105,7 @@ impl GgufFile {
     /// When the file cannot be read, is not GGUF, is version 1 or big-endian, or its header is
     /// truncated or inconsistent; the message names the file.
     pub fn open(path: &Path) -> Result<Self> {
-        let file = File::open(path).map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound => anyhow!("{}: no such file", path.display()),
-            _ => anyhow!("{}: {error}", path.display()),
-        })?;
+        let file = open_regular(path)?;
         let map = map_read_only(&file).map_err(|error| anyhow!("{}: {error}", path.display()))?;
         Self::from_bytes(Arc::new(map), path)
     }

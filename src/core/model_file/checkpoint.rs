@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::locate::{file_name, locate};
 use super::safetensors::{Shard, TensorEntry, read_shard};
+use crate::core::file_access::read_json_text;
 
 /// `config.json`, read as far as embedlens needs it.
 pub(super) struct Config {
@@ -18,8 +19,7 @@ pub(super) struct Config {
 
 impl Config {
     pub(super) fn read(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| anyhow!("{}: cannot read: {error}", path.display()))?;
+        let text = read_json_text(path)?;
         let json: Value = serde_json::from_str(&text)
             .map_err(|error| anyhow!("{}: not valid JSON: {error}", path.display()))?;
         let Value::Object(fields) = json else {

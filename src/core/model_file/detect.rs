@@ -439,7 +439,8 @@ fn detect_bert(checkpoint: &Checkpoint, prefix: &str, detected: &mut Detected) -
     let position = format!("{embeddings}position_embeddings.weight");
     detected.position_source = match checkpoint.tensors.get(&position) {
         Some(entry) => {
-            detected.position_offset = roberta_offset(checkpoint, prefix, detected)?;
+            let rows = entry.shape.first().copied().unwrap_or(0);
+            detected.position_offset = roberta_offset(checkpoint, prefix, rows, detected)?;
             PositionSource::Learned {
                 name: position,
                 origin: LearnedOrigin::Bert {
@@ -469,8 +470,14 @@ fn detect_bert(checkpoint: &Checkpoint, prefix: &str, detected: &mut Detected) -
     Ok(())
 }
 
-/// How far `RoBERTa`-style models shift position ids (`pad_token_id + 1`), else 0.
-fn roberta_offset(checkpoint: &Checkpoint, prefix: &str, detected: &mut Detected) -> Result<usize> {
+/// How far `RoBERTa`-style models shift position ids (`pad_token_id + 1`), else 0; the shift
+/// must leave a row of the `position_rows`-row table for position 0.
+fn roberta_offset(
+    checkpoint: &Checkpoint,
+    prefix: &str,
+    position_rows: usize,
+    detected: &mut Detected,
+) -> Result<usize> {
     match &checkpoint.config {
         Some(config) => {
             let roberta = config
@@ -492,6 +499,14 @@ fn roberta_offset(checkpoint: &Checkpoint, prefix: &str, detected: &mut Detected
                 reason = "checked above to be a small whole number"
             )]
             let pad = pad as usize;
+            if pad + 1 >= position_rows {
+                bail!(
+                    "{}: pad_token_id {pad} would put position 0 at row {}, but the position \
+                     table has only {position_rows} rows; the config does not fit this checkpoint",
+                    config.path.display(),
+                    pad + 1
+                );
+            }
             Ok(pad + 1)
         }
         None if prefix.starts_with("roberta.") => {
@@ -502,6 +517,10 @@ fn roberta_offset(checkpoint: &Checkpoint, prefix: &str, detected: &mut Detected
     }
 }
 
+/// The largest `layer_norm_eps` taken from a config: far above any real model's, far below
+/// where float32 runs out.
+const MAX_LAYER_NORM_EPS: f64 = 1.0;
+
 fn layer_norm_eps(checkpoint: &Checkpoint) -> Result<(f32, String)> {
     let Some(config) = &checkpoint.config else {
         return Ok((
@@ -509,8 +528,10 @@ fn layer_norm_eps(checkpoint: &Checkpoint) -> Result<(f32, String)> {
             "BERT's default; there is no config.json".to_owned(),
         ));
     };
+    // PyTorch hands eps to its float32 kernel: 1e39 would become infinity there, and every
+    // model embedding 0. Real models use 1e-5 to 1e-12.
     match config.number("layer_norm_eps")? {
-        Some(eps) if eps.is_finite() && eps >= 0.0 => {
+        Some(eps) if (0.0..=MAX_LAYER_NORM_EPS).contains(&eps) => {
             #[expect(
                 clippy::cast_possible_truncation,
                 reason = "PyTorch hands eps to its f32 kernel"
@@ -518,10 +539,18 @@ fn layer_norm_eps(checkpoint: &Checkpoint) -> Result<(f32, String)> {
             let eps = eps as f32;
             Ok((eps, "layer_norm_eps in config.json".to_owned()))
         }
-        Some(eps) => bail!(
-            "{}: layer_norm_eps {eps} is not a small positive number",
-            config.path.display()
-        ),
+        Some(eps) => {
+            // As the file writes it (`1e39`), not as f64 prints it (forty digits).
+            let written = config
+                .fields
+                .get("layer_norm_eps")
+                .map_or_else(|| eps.to_string(), ToString::to_string);
+            bail!(
+                "{}: layer_norm_eps {written} is not a small positive number (at most \
+                 {MAX_LAYER_NORM_EPS}; real models use 1e-5 to 1e-12)",
+                config.path.display()
+            )
+        }
         None => Ok((
             DEFAULT_LAYER_NORM_EPS,
             "BERT's default; config.json gives no layer_norm_eps".to_owned(),

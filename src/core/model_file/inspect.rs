@@ -15,6 +15,7 @@ use super::hub_cache::CachedSnapshot;
 use super::locate::file_name;
 use super::ollama::{locate_ollama, ollama_reference};
 use crate::core::gguf::is_gguf;
+use crate::core::printable::printable;
 use crate::core::tokenizer::TextTokenizer;
 
 /// Everything a checkpoint holds, from its headers alone.
@@ -129,19 +130,23 @@ impl fmt::Display for Inspection {
                 .max()
                 .unwrap_or(0);
             writeln!(f, "\nmetadata:")?;
+            // Keys and values come from the file: escaped, and padded by hand (a format width
+            // cannot exceed 65,535, and a key can).
             for (key, value) in &self.metadata {
-                writeln!(f, "  {key:<key_width$}  {value}")?;
+                let gap = " ".repeat(key_width - key.chars().count());
+                writeln!(f, "  {}{gap}  {}", printable(key), printable(value))?;
             }
         }
+        // Names come from the file: escaped, so they cannot act on the terminal.
         let rows: Vec<[String; 4]> = self
             .tensors
             .iter()
             .map(|t| {
                 [
-                    t.name.clone(),
-                    t.dtype.clone(),
+                    printable(&t.name).into_owned(),
+                    printable(&t.dtype).into_owned(),
                     shape_text(&t.shape),
-                    file_name(&t.file),
+                    printable(&file_name(&t.file)).into_owned(),
                 ]
             })
             .collect();
@@ -153,27 +158,29 @@ impl fmt::Display for Inspection {
             }
         }
         writeln!(f)?;
+        // Padded by hand: a format width (`{:<w$}`) cannot exceed 65,535, and a name can.
+        let gap = |cell: &str, width: usize| " ".repeat(width - cell.chars().count());
         for row in std::iter::once(&header).chain(&rows) {
             writeln!(
                 f,
-                "{:<w0$}  {:<w1$}  {:>w2$}  {}",
+                "{}{}  {}{}  {}{}  {}",
                 row[0],
+                gap(&row[0], widths[0]),
                 row[1],
+                gap(&row[1], widths[1]),
+                gap(&row[2], widths[2]),
                 row[2],
                 row[3],
-                w0 = widths[0],
-                w1 = widths[1],
-                w2 = widths[2],
             )?;
         }
         writeln!(f, "\ndetected:")?;
         for sentence in &self.detection {
-            writeln!(f, "  {sentence}")?;
+            writeln!(f, "  {}", printable(sentence))?;
         }
         if !self.warnings.is_empty() {
             writeln!(f, "\nwarnings:")?;
             for warning in &self.warnings {
-                writeln!(f, "  {warning}")?;
+                writeln!(f, "  {}", printable(warning))?;
             }
         }
         Ok(())

@@ -1,13 +1,16 @@
 //! Finding the files a path stands for: one safetensors file, a folder, or a sharded index.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
 use super::hub_cache::CachedSnapshot;
 use super::other_formats::OtherFormat;
+use crate::core::file_access::{kind_of, read_json_text, require_regular};
+use crate::core::printable::printable;
 
 /// The files a path stands for.
 pub(super) struct Located {
@@ -20,12 +23,13 @@ pub(super) struct Located {
 pub(super) const MAPPED: &str = "memory-mapped, so only the rows looked at are ever read";
 
 pub(super) fn locate(path: &Path) -> Result<Located> {
-    if !path.exists() {
-        bail!("{}: no such file or folder", path.display());
-    }
-    if path.is_dir() {
+    let metadata = std::fs::metadata(path).map_err(|error| match error.kind() {
+        ErrorKind::NotFound => anyhow!("{}: no such file or folder", path.display()),
+        _ => anyhow!("{}: cannot be read: {error}", path.display()),
+    })?;
+    if metadata.is_dir() {
         let single = path.join("model.safetensors");
-        if single.is_file() {
+        if is_regular_file(&single)? {
             return Ok(Located {
                 folder: Some(path.to_owned()),
                 files: vec![single],
@@ -34,10 +38,17 @@ pub(super) fn locate(path: &Path) -> Result<Located> {
             });
         }
         let index = path.join("model.safetensors.index.json");
-        if index.is_file() {
+        if is_regular_file(&index)? {
             return locate_shards(&index, path);
         }
-        let files = safetensors_files_in(path)?;
+        let (files, unusable) = safetensors_files_and_others_in(path)?;
+        if files.is_empty() && !unusable.is_empty() {
+            bail!(
+                "{}: no readable safetensors file in this folder: {}",
+                path.display(),
+                unusable.join("; ")
+            );
+        }
         if files.is_empty() {
             let others = other_format_files(path);
             bail!(
@@ -92,21 +103,80 @@ fn other_format_files(folder: &Path) -> Vec<(PathBuf, OtherFormat)> {
     found
 }
 
-pub(super) fn safetensors_files_in(folder: &Path) -> Result<Vec<PathBuf>> {
+/// Whether `path` is a regular file (following links): `false` when nothing is there, an error
+/// naming what is there when it cannot be used (a FIFO, a link loop, no permission).
+fn is_regular_file(path: &Path) -> Result<bool> {
+    match std::fs::metadata(path) {
+        Ok(metadata) => require_regular(path, &metadata).map(|()| true),
+        Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
+        Err(error) => bail!("{}: cannot be read: {error}", path.display()),
+    }
+}
+
+/// The folder's `*.safetensors` regular files, sorted, and a sentence for each other entry so
+/// named that cannot be used (a FIFO, a folder, a link loop, an unreadable file).
+fn safetensors_files_and_others_in(folder: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let entries = std::fs::read_dir(folder)
         .map_err(|error| anyhow!("{}: cannot list the folder: {error}", folder.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "safetensors"))
-        .collect();
+    let mut files = Vec::new();
+    let mut unusable = Vec::new();
+    for entry in entries {
+        let entry = entry
+            .map_err(|error| anyhow!("{}: cannot list the folder: {error}", folder.display()))?;
+        let path = entry.path();
+        if path
+            .extension()
+            .is_none_or(|extension| extension != "safetensors")
+        {
+            continue;
+        }
+        match std::fs::metadata(&path) {
+            Ok(metadata) if metadata.is_file() => files.push(path),
+            Ok(metadata) => unusable.push(format!(
+                "{} is {}",
+                file_name(&path),
+                kind_of(metadata.file_type())
+            )),
+            Err(error) => unusable.push(format!("{} cannot be read: {error}", file_name(&path))),
+        }
+    }
     files.sort();
-    Ok(files)
+    unusable.sort();
+    Ok((files, unusable))
+}
+
+/// Whether a shard name from an index is a path inside the folder as written: relative, with
+/// no `..`. (Where links lead is checked once the file is found.)
+fn stays_in_folder(name: &str) -> bool {
+    !name.is_empty()
+        && Path::new(name)
+            .components()
+            .all(|part| matches!(part, Component::Normal(_) | Component::CurDir))
+}
+
+/// The folders a shard may lead to after its links are followed: the model folder, and for a
+/// Hugging Face cache snapshot (`…/snapshots/<revision>`) the repository's `blobs` folder,
+/// where the cache's links point.
+fn shard_roots(folder: &Path) -> Result<Vec<PathBuf>> {
+    let folder = folder
+        .canonicalize()
+        .map_err(|error| anyhow!("{}: cannot be read: {error}", folder.display()))?;
+    let mut roots = vec![folder.clone()];
+    if let Some(snapshots) = folder.parent()
+        && snapshots
+            .file_name()
+            .is_some_and(|name| name == "snapshots")
+        && let Some(repository) = snapshots.parent()
+        && let Ok(blobs) = repository.join("blobs").canonicalize()
+    {
+        roots.push(blobs);
+    }
+    Ok(roots)
 }
 
 /// The shards an index's `weight_map` names.
 pub(super) fn locate_shards(index: &Path, folder: &Path) -> Result<Located> {
-    let text = std::fs::read_to_string(index)
-        .map_err(|error| anyhow!("{}: cannot read: {error}", index.display()))?;
+    let text = read_json_text(index)?;
     let json: Value = serde_json::from_str(&text)
         .map_err(|error| anyhow!("{}: not valid JSON: {error}", index.display()))?;
     let Some(map) = json.get("weight_map").and_then(Value::as_object) else {
@@ -129,13 +199,33 @@ pub(super) fn locate_shards(index: &Path, folder: &Path) -> Result<Located> {
     shard_names.sort();
     shard_names.dedup();
     let mut files = Vec::with_capacity(shard_names.len());
+    let roots = shard_roots(folder)?;
     for name in &shard_names {
-        let file = folder.join(name);
-        if !file.is_file() {
+        let shown = printable(name);
+        if !stays_in_folder(name) {
             bail!(
-                "{}: names the shard {name}, but {} does not exist",
+                "{}: names the shard {shown}, a path outside the model folder; an index may \
+                 only name files inside its folder, so the model is refused",
+                index.display()
+            );
+        }
+        let file = folder.join(name);
+        if !is_regular_file(&file)? {
+            bail!(
+                "{}: names the shard {shown}, but {} does not exist",
                 index.display(),
                 file.display()
+            );
+        }
+        let resolved = file
+            .canonicalize()
+            .map_err(|error| anyhow!("{}: cannot be read: {error}", file.display()))?;
+        if !roots.iter().any(|root| resolved.starts_with(root)) {
+            bail!(
+                "{}: names the shard {shown}, which links to {}, outside the model folder; an \
+                 index may only name files inside its folder, so the model is refused",
+                index.display(),
+                resolved.display()
             );
         }
         files.push(file);

@@ -13,6 +13,7 @@ use safetensors::{SafeTensorError, SafeTensors};
 
 use super::checkpoint::Checkpoint;
 use super::other_formats::OtherFormat;
+use crate::core::file_access::open_regular;
 use crate::core::table::{Bytes, Dtype, Table};
 
 /// A safetensors file starts with the header's length as a little-endian u64.
@@ -52,8 +53,7 @@ pub(super) struct TensorEntry {
 
 /// Opens and maps one safetensors file and parses its header.
 pub(super) fn read_shard(path: &Path, shard: usize) -> Result<(Shard, Vec<TensorEntry>)> {
-    let file =
-        File::open(path).map_err(|error| anyhow!("{}: cannot open: {error}", path.display()))?;
+    let file = open_regular(path)?;
     let length = file
         .metadata()
         .map_err(|error| anyhow!("{}: cannot read its size: {error}", path.display()))?

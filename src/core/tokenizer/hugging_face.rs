@@ -14,6 +14,7 @@ use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use super::display::{
     DisplayVocab, byte_level_bytes, ceil_boundary, floor_boundary, visible, visible_bytes,
 };
+use crate::core::file_access::read_json_text;
 use crate::core::vocabulary::Token;
 
 /// The most ids a `tokenizer.json` may hand out: real vocabularies stop near a million, and
@@ -59,11 +60,8 @@ impl HuggingFaceTokenizer {
     /// # Errors
     /// As [`Self::from_file`].
     pub fn from_file_named(path: &Path, name: impl Into<String>) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound => anyhow!("{}: no such file", path.display()),
-            _ => anyhow!("{}: {error}", path.display()),
-        })?;
-        Self::from_json(&bytes, name).map_err(|error| {
+        let text = read_json_text(path)?;
+        Self::from_json(text.as_bytes(), name).map_err(|error| {
             anyhow!(
                 "{}: not a tokenizer.json the tokenizers library can read: {error}",
                 path.display()
