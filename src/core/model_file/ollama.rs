@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
+use crate::core::file_access::read_json_text;
+
 /// What a `--model` argument starts with to name an Ollama model.
 pub(super) const PREFIX: &str = "ollama:";
 /// The media type of the layer that holds the weights.
@@ -98,8 +100,7 @@ pub(super) fn locate_in(root: &Path, from: &str, reference: &str) -> Result<Olla
             root.display()
         );
     }
-    let text = std::fs::read_to_string(&manifest)
-        .map_err(|error| anyhow!("{shown}: cannot read {}: {error}", manifest.display()))?;
+    let text = read_json_text(&manifest).map_err(|error| anyhow!("{shown}: {error:#}"))?;
     let json: Value = serde_json::from_str(&text)
         .map_err(|error| anyhow!("{shown}: {} is not valid JSON: {error}", manifest.display()))?;
     let digest = json
