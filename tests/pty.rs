@@ -813,7 +813,7 @@ fn compare_mode_takes_a_very_long_sentence_within_bounds_and_says_what_was_left_
     session.press(b"\rc");
     session.wait_for_text("SAME SET OF TOKEN VECTORS");
     session.press(b"i");
-    session.wait_for_text("Sentences A and B · type");
+    session.wait_for_text("Sentences A and B · typing");
     let long = "the dog bites the man ".repeat(300_000 / 22);
     let mut paste = b"\x1b[200~".to_vec();
     paste.extend_from_slice(long.as_bytes());
