@@ -146,21 +146,99 @@ fn dot_all(weight: &[f32], inputs: &[f32], out: &mut [f64]) {
     dot_all_portable(weight, inputs, out);
 }
 
-/// [`dot_all_portable`] compiled for AVX2: the same operations in the same order, wider, so
-/// the same bits.
+/// [`dot_all_portable`]'s arithmetic written with AVX2 instructions: the same float32
+/// multiplications and additions in each lane, the same carries into f64, so the same bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[expect(
+    unsafe_code,
+    reason = "unaligned vector loads take raw pointers into slices whose bounds are checked"
+)]
 fn dot_all_avx2(weight: &[f32], inputs: &[f32], out: &mut [f64]) {
-    dot_all_portable(weight, inputs, out);
+    use std::arch::x86_64::{
+        _mm256_add_pd, _mm256_add_ps, _mm256_castps256_ps128, _mm256_cvtps_pd,
+        _mm256_extractf128_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_pd,
+        _mm256_setzero_ps, _mm256_storeu_pd,
+    };
+    let width = weight.len();
+    let whole = width / BLOCK * BLOCK;
+    // Four tokens at a time: four independent sums keep the adder busy, and each load of
+    // the weight row serves all four. Each token's arithmetic is the same as alone.
+    let groups = inputs.chunks_exact(4 * width);
+    let rest = groups.remainder();
+    let mut sums = out.chunks_exact_mut(4);
+    for (group, four) in groups.zip(&mut sums) {
+        let xs: [&[f32]; 4] = std::array::from_fn(|t| &group[t * width..(t + 1) * width]);
+        let mut wide_low = [_mm256_setzero_pd(); 4];
+        let mut wide_high = [_mm256_setzero_pd(); 4];
+        for start in (0..whole).step_by(BLOCK) {
+            let mut lanes = [_mm256_setzero_ps(); 4];
+            for chunk in (start..start + BLOCK).step_by(LANES) {
+                let w8 = &weight[chunk..chunk + LANES];
+                // SAFETY: the slice holds exactly LANES (8) float32s.
+                let w8 = unsafe { _mm256_loadu_ps(w8.as_ptr()) };
+                for (lane, x) in lanes.iter_mut().zip(xs) {
+                    let x8 = &x[chunk..chunk + LANES];
+                    // SAFETY: the slice holds exactly LANES (8) float32s.
+                    let x8 = unsafe { _mm256_loadu_ps(x8.as_ptr()) };
+                    *lane = _mm256_add_ps(*lane, _mm256_mul_ps(x8, w8));
+                }
+            }
+            for t in 0..4 {
+                wide_low[t] = _mm256_add_pd(
+                    wide_low[t],
+                    _mm256_cvtps_pd(_mm256_castps256_ps128(lanes[t])),
+                );
+                wide_high[t] = _mm256_add_pd(
+                    wide_high[t],
+                    _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(lanes[t])),
+                );
+            }
+        }
+        for t in 0..4 {
+            let mut wide = [0.0f64; LANES];
+            // SAFETY: `wide` holds 8 f64s: 4 from each store.
+            unsafe {
+                _mm256_storeu_pd(wide.as_mut_ptr(), wide_low[t]);
+                _mm256_storeu_pd(wide.as_mut_ptr().add(4), wide_high[t]);
+            }
+            four[t] = finish(wide, &xs[t][whole..], &weight[whole..]);
+        }
+    }
+    for (input, sum) in rest
+        .chunks_exact(width)
+        .zip(sums.into_remainder().iter_mut())
+    {
+        let (mut wide_low, mut wide_high) = (_mm256_setzero_pd(), _mm256_setzero_pd());
+        for (x_block, w_block) in input[..whole]
+            .chunks_exact(BLOCK)
+            .zip(weight[..whole].chunks_exact(BLOCK))
+        {
+            let mut lanes = _mm256_setzero_ps();
+            for (x8, w8) in x_block.chunks_exact(LANES).zip(w_block.chunks_exact(LANES)) {
+                // SAFETY: each chunk holds exactly LANES (8) float32s.
+                let (x8, w8) =
+                    unsafe { (_mm256_loadu_ps(x8.as_ptr()), _mm256_loadu_ps(w8.as_ptr())) };
+                lanes = _mm256_add_ps(lanes, _mm256_mul_ps(x8, w8));
+            }
+            wide_low = _mm256_add_pd(wide_low, _mm256_cvtps_pd(_mm256_castps256_ps128(lanes)));
+            wide_high = _mm256_add_pd(
+                wide_high,
+                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(lanes)),
+            );
+        }
+        let mut wide = [0.0f64; LANES];
+        // SAFETY: `wide` holds 8 f64s: 4 from each store.
+        unsafe {
+            _mm256_storeu_pd(wide.as_mut_ptr(), wide_low);
+            _mm256_storeu_pd(wide.as_mut_ptr().add(4), wide_high);
+        }
+        *sum = finish(wide, &input[whole..], &weight[whole..]);
+    }
 }
 
 /// Four tokens at a time share each load of the weight row; the rest one by one. Either way
 /// each token's sum is [`dot`]'s arithmetic exactly.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into the AVX2-compiled caller, so it is compiled with AVX2 too"
-)]
-#[inline(always)]
 fn dot_all_portable(weight: &[f32], inputs: &[f32], out: &mut [f64]) {
     let width = weight.len();
     let groups = inputs.chunks_exact(4 * width);
@@ -196,40 +274,44 @@ pub fn dot(x: &[f32], w: &[f32]) -> f64 {
 fn dot_many<const N: usize>(xs: [&[f32]; N], w: &[f32]) -> [f64; N] {
     let whole = w.len() / BLOCK * BLOCK;
     let mut wide = [[0.0f64; LANES]; N];
-    for start in (0..whole).step_by(BLOCK) {
-        let w_block = &w[start..start + BLOCK];
-        let mut lanes = [[0.0f32; LANES]; N];
-        for chunk in 0..BLOCK / LANES {
-            let w_chunk = &w_block[chunk * LANES..(chunk + 1) * LANES];
-            for (x, lane) in xs.iter().zip(lanes.iter_mut()) {
-                let x_chunk = &x[start + chunk * LANES..start + (chunk + 1) * LANES];
+    for (block, w_block) in w[..whole].chunks_exact(BLOCK).enumerate() {
+        let start = block * BLOCK;
+        for (x, wide) in xs.iter().zip(wide.iter_mut()) {
+            let x_block = &x[start..start + BLOCK];
+            let mut lanes = [0.0f32; LANES];
+            for (x8, w8) in x_block.chunks_exact(LANES).zip(w_block.chunks_exact(LANES)) {
+                let x8: &[f32; LANES] = x8.try_into().expect("chunks of LANES");
+                let w8: &[f32; LANES] = w8.try_into().expect("chunks of LANES");
                 for l in 0..LANES {
-                    lane[l] += x_chunk[l] * w_chunk[l];
+                    lanes[l] += x8[l] * w8[l];
                 }
             }
-        }
-        for (wide, lane) in wide.iter_mut().zip(lanes) {
             for l in 0..LANES {
-                wide[l] += f64::from(lane[l]);
+                wide[l] += f64::from(lanes[l]);
             }
         }
     }
     let mut result = [0.0f64; N];
     for ((x, wide), result) in xs.iter().zip(wide).zip(result.iter_mut()) {
-        let tail: f64 = x[whole..]
-            .iter()
-            .zip(&w[whole..])
-            .map(|(&a, &b)| f64::from(a) * f64::from(b))
-            .sum();
-        let pairs = [
-            wide[0] + wide[1],
-            wide[2] + wide[3],
-            wide[4] + wide[5],
-            wide[6] + wide[7],
-        ];
-        *result = ((pairs[0] + pairs[1]) + (pairs[2] + pairs[3])) + tail;
+        *result = finish(wide, &x[whole..], &w[whole..]);
     }
     result
+}
+
+/// The lanes added pairwise, then the tail past the last whole block, summed in f64.
+fn finish(wide: [f64; LANES], x_tail: &[f32], w_tail: &[f32]) -> f64 {
+    let tail: f64 = x_tail
+        .iter()
+        .zip(w_tail)
+        .map(|(&a, &b)| f64::from(a) * f64::from(b))
+        .sum();
+    let pairs = [
+        wide[0] + wide[1],
+        wide[2] + wide[3],
+        wide[4] + wide[5],
+        wide[6] + wide[7],
+    ];
+    ((pairs[0] + pairs[1]) + (pairs[2] + pairs[3])) + tail
 }
 
 /// Rounds an f64 result once to float32.
@@ -297,5 +379,23 @@ mod tests {
         let out_reversed = layer.apply(&reversed);
         let back: Vec<f32> = out_reversed.chunks(rows).rev().flatten().copied().collect();
         assert_eq!(back, out);
+    }
+
+    #[test]
+    fn the_vector_path_and_the_portable_path_give_the_same_bits() {
+        let width = 64 * 3 + 5;
+        #[expect(clippy::cast_precision_loss, reason = "small indices")]
+        let weight: Vec<f32> = (0..width)
+            .map(|i| ((i * 7919) % 211) as f32 / 97.0 - 1.1)
+            .collect();
+        #[expect(clippy::cast_precision_loss, reason = "small indices")]
+        let inputs: Vec<f32> = (0..width * 7)
+            .map(|i| ((i * 104_729) % 307) as f32 / 61.0 - 2.4)
+            .collect();
+        let (mut fast, mut portable) = (vec![0.0; 7], vec![0.0; 7]);
+        dot_all(&weight, &inputs, &mut fast);
+        dot_all_portable(&weight, &inputs, &mut portable);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&fast), bits(&portable));
     }
 }

@@ -1,0 +1,131 @@
+//! The model's own layer 0 at full size: a 64-token sentence through a 4096-wide Llama-style
+//! first attention layer (32 query heads, 8 key/value heads, bf16), on a checkpoint the
+//! benchmark writes once under `target/bench-models`. The file is opened before timing; the
+//! figure is the layer itself (norm, projections read in place, RoPE, every head).
+
+use std::fmt::Write as _;
+use std::fs::{self, File};
+use std::hint::black_box;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use embedlens::core::model_file::open_layer0;
+use half::bf16;
+
+const HIDDEN: usize = 4096;
+const HEADS: usize = 32;
+const KV_HEADS: usize = 8;
+const HEAD_DIMS: usize = HIDDEN / HEADS;
+const VOCABULARY: usize = 1024;
+const TOKENS: usize = 64;
+
+/// The tensors of the checkpoint: name and shape.
+fn tensors() -> Vec<(&'static str, Vec<usize>)> {
+    vec![
+        ("model.embed_tokens.weight", vec![VOCABULARY, HIDDEN]),
+        ("model.layers.0.input_layernorm.weight", vec![HIDDEN]),
+        (
+            "model.layers.0.self_attn.q_proj.weight",
+            vec![HEADS * HEAD_DIMS, HIDDEN],
+        ),
+        (
+            "model.layers.0.self_attn.k_proj.weight",
+            vec![KV_HEADS * HEAD_DIMS, HIDDEN],
+        ),
+        (
+            "model.layers.0.self_attn.v_proj.weight",
+            vec![KV_HEADS * HEAD_DIMS, HIDDEN],
+        ),
+    ]
+}
+
+/// A deterministic, well-spread value for element `index` of tensor `tensor`.
+fn value(tensor: usize, index: usize) -> f32 {
+    let mixed = (index as u64 ^ ((tensor as u64) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    #[expect(clippy::cast_precision_loss, reason = "a 24-bit fraction")]
+    let unit = (mixed >> 40) as f32 / (1u64 << 24) as f32;
+    (unit - 0.5) * 0.1
+}
+
+/// Writes the checkpoint folder (model.safetensors and config.json) unless it is there.
+fn checkpoint() -> PathBuf {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-models/layer0-4096-bf16");
+    let file = folder.join("model.safetensors");
+    let tensors = tensors();
+    let data: usize = tensors
+        .iter()
+        .map(|(_, shape)| shape.iter().product::<usize>() * 2)
+        .sum();
+    let mut header = String::from("{");
+    let mut offset = 0;
+    for (index, (name, shape)) in tensors.iter().enumerate() {
+        let bytes = shape.iter().product::<usize>() * 2;
+        let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
+        if index > 0 {
+            header.push(',');
+        }
+        let _ = write!(
+            header,
+            "\"{name}\":{{\"dtype\":\"BF16\",\"shape\":[{}],\"data_offsets\":[{offset},{}]}}",
+            dims.join(","),
+            offset + bytes
+        );
+        offset += bytes;
+    }
+    header.push('}');
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let expected = 8 + header.len() + data;
+    if fs::metadata(&file).is_ok_and(|meta| meta.len() == expected as u64) {
+        return folder;
+    }
+    fs::create_dir_all(&folder).expect("target/bench-models can be made");
+    let mut out = BufWriter::new(File::create(&file).expect("the checkpoint can be written"));
+    out.write_all(&(header.len() as u64).to_le_bytes()).unwrap();
+    out.write_all(header.as_bytes()).unwrap();
+    for (tensor, (_, shape)) in tensors.iter().enumerate() {
+        for index in 0..shape.iter().product::<usize>() {
+            let number = if tensor == 1 {
+                1.0 + value(tensor, index)
+            } else {
+                value(tensor, index)
+            };
+            out.write_all(&bf16::from_f32(number).to_le_bytes())
+                .unwrap();
+        }
+    }
+    out.flush().unwrap();
+    fs::write(
+        folder.join("config.json"),
+        format!(
+            "{{\"model_type\":\"llama\",\"hidden_size\":{HIDDEN},\"num_attention_heads\":{HEADS},\
+             \"num_key_value_heads\":{KV_HEADS},\"rms_norm_eps\":1e-5,\"rope_theta\":500000.0,\
+             \"max_position_embeddings\":8192}}"
+        ),
+    )
+    .unwrap();
+    folder
+}
+
+fn layer0(c: &mut Criterion) {
+    let folder = checkpoint();
+    let layer = open_layer0(&folder)
+        .expect("the checkpoint opens")
+        .expect("it has a layer 0");
+    let ids: Vec<usize> = (0..TOKENS).map(|i| (i * 37) % VOCABULARY).collect();
+    let mut group = c.benchmark_group("layer0");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    group.bench_function("64 tokens, 4096 wide, 32/8 heads, bf16", |b| {
+        b.iter(|| black_box(layer.run(black_box(&ids), true).expect("the layer runs")));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, layer0);
+criterion_main!(benches);
