@@ -90,6 +90,10 @@ pub struct Provenance {
     /// Which learned position row the model itself reads for position 0 (`RoBERTa` starts at
     /// `pad_token_id + 1`, so 2; everything else at 0).
     pub position_offset: usize,
+    /// The padding id the model counts positions from, when it does (`RoBERTa` and kin, as
+    /// transformers' `create_position_ids_from_input_ids`): a padding token is not counted and
+    /// reads row `padding_id`; the n-th other token reads row `padding_id + n`.
+    pub padding_id: Option<usize>,
 }
 
 impl Default for Provenance {
@@ -102,6 +106,7 @@ impl Default for Provenance {
             warnings: Vec::new(),
             source: None,
             position_offset: 0,
+            padding_id: None,
         }
     }
 }
@@ -412,13 +417,64 @@ impl EmbeddingModel {
     #[must_use]
     pub fn model_embedding(&self, lookup: &TokenLookup) -> Option<Array1<f32>> {
         let token_vector = lookup.token_vector.as_ref()?;
-        self.block_output(token_vector, lookup.token.position)
+        let row = match self.provenance.padding_id {
+            // Where padding is counted out, the row depends on the tokens before; embed knows.
+            Some(_) => return lookup.model_embedding.clone(),
+            None => lookup.token.position.checked_add(self.position_offset())?,
+        };
+        self.block_output(token_vector, row)
     }
 
-    fn block_output(&self, token_vector: &Array1<f32>, position: usize) -> Option<Array1<f32>> {
+    /// A sentence for the screen when the model's learned position rows are not its positions:
+    /// where they are counted from the padding id (`RoBERTa`, `MPNet`, ...) or shifted.
+    #[must_use]
+    pub fn position_rows_note(&self) -> Option<String> {
+        let offset = self.position_offset();
+        match self.provenance.padding_id {
+            Some(padding) => Some(format!(
+                "Its positions are counted from pad_token_id + 1: position p reads learned row \
+                 p + {offset}, and a padding token (id {padding}) is not counted and reads row \
+                 {padding}."
+            )),
+            None if offset > 0 => Some(format!(
+                "Its positions are shifted: position p reads learned row p + {offset}."
+            )),
+            None => None,
+        }
+    }
+
+    /// The learned position row the model itself reads for each token: its position plus the
+    /// offset, or, where positions are counted from the padding id, the padding row for a
+    /// padding token and `padding_id + n` for the n-th other token.
+    #[must_use]
+    pub fn model_position_rows(&self, tokens: &[Token]) -> Vec<Option<usize>> {
+        let Some(padding) = self.provenance.padding_id else {
+            return tokens
+                .iter()
+                .map(|token| token.position.checked_add(self.position_offset()))
+                .collect();
+        };
+        // Counted from the token's position, less the padding tokens before it, so a token
+        // looked up alone keeps its position.
+        let mut padding_before = 0usize;
+        tokens
+            .iter()
+            .map(|token| {
+                if token.id == Some(padding) {
+                    padding_before += 1;
+                    Some(padding)
+                } else {
+                    (token.position + 1)
+                        .checked_sub(padding_before)?
+                        .checked_add(padding)
+                }
+            })
+            .collect()
+    }
+
+    fn block_output(&self, token_vector: &Array1<f32>, row: usize) -> Option<Array1<f32>> {
         let block = self.block();
         let learned_position = if block.uses_position_row() {
-            let row = position.checked_add(self.position_offset())?;
             self.position_table
                 .as_ref()
                 .and_then(|table| table.row(row))
@@ -487,9 +543,11 @@ impl EmbeddingModel {
     /// Looks up every token and adds its position vector.
     #[must_use]
     pub fn embed(&self, tokens: &[Token], scheme: PositionScheme) -> Vec<TokenLookup> {
+        let model_rows = self.model_position_rows(tokens);
         tokens
             .iter()
-            .map(|token| {
+            .zip(model_rows)
+            .map(|(token, model_row)| {
                 let token_vector = token.id.and_then(|id| self.lookup(id));
                 let position = match token_vector {
                     Some(_) => self.position_vector(scheme, token.position),
@@ -504,7 +562,8 @@ impl EmbeddingModel {
                 };
                 let model_embedding = token_vector
                     .as_ref()
-                    .and_then(|vector| self.block_output(vector, token.position));
+                    .zip(model_row)
+                    .and_then(|(vector, row)| self.block_output(vector, row));
                 TokenLookup {
                     token: token.clone(),
                     token_vector,

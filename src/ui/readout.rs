@@ -249,6 +249,9 @@ fn model_block_lines(app: &App, lookup: &TokenLookup) -> Vec<Line<'static>> {
         ),
         theme.muted(),
     )];
+    if let Some(note) = model.position_rows_note() {
+        lines.insert(0, Line::styled(note, theme.muted()));
+    }
     if let Some(output) = &lookup.model_embedding {
         let shown = 12.min(output.len());
         let mut spans = vec![Span::raw("  ")];

@@ -35,14 +35,24 @@ const NOT_ROTARY_MODEL_TYPES: [&str; 12] = [
     "blenderbot",
 ];
 
-/// `model_type`s whose position ids start at `pad_token_id + 1` rather than 0.
-const ROBERTA_MODEL_TYPES: [&str; 6] = [
+/// `model_type`s whose position ids are counted from the padding index, as transformers'
+/// `create_position_ids_from_input_ids` does: the first token reads row `pad_token_id + 1`.
+const PADDING_POSITION_MODEL_TYPES: [&str; 15] = [
     "roberta",
+    "roberta-prelayernorm",
     "xlm-roberta",
     "xlm-roberta-xl",
     "camembert",
     "longformer",
     "data2vec-text",
+    "mpnet",
+    "ibert",
+    "luke",
+    "markuplm",
+    "xmod",
+    "esm",
+    "layoutlmv3",
+    "lilt",
 ];
 
 /// A token-table name that matched a known layout.
@@ -207,6 +217,8 @@ pub(super) struct Detected {
     pub(super) position_source: PositionSource,
     pub(super) bert: Option<BertNames>,
     pub(super) position_offset: usize,
+    /// The padding id positions are counted from (`RoBERTa` and kin), if they are.
+    pub(super) padding_id: Option<usize>,
     pub(super) layer_norm_eps: (f32, String),
     /// `RoBERTa`'s offset guessed from a `roberta.` prefix, with no config to say so.
     roberta_guessed: bool,
@@ -249,8 +261,10 @@ impl Detected {
                     format!("position table: {name} (BERT), {shape}")
                 }
                 LearnedOrigin::Bert { offset } => format!(
-                    "position table: {name} (BERT), {shape}; position p reads row p + {offset}, \
-                     as RoBERTa counts from pad_token_id + 1"
+                    "position table: {name} (BERT), {shape}; position p reads row p + {offset}: \
+                     positions are counted from pad_token_id + 1 (as in RoBERTa), and a padding \
+                     token is not counted and reads row {}",
+                    offset - 1
                 ),
                 LearnedOrigin::Chosen => {
                     format!("position table: {name} (chosen by name), {shape}")
@@ -398,6 +412,7 @@ pub(super) fn detect(checkpoint: &Checkpoint, options: &OpenOptions) -> Result<D
         position_source: PositionSource::None(NoPositions::UnknownLayout),
         bert: None,
         position_offset: 0,
+        padding_id: None,
         layer_norm_eps: (DEFAULT_LAYER_NORM_EPS, String::new()),
         roberta_guessed: false,
         gemma: None,
@@ -480,13 +495,24 @@ fn roberta_offset(
 ) -> Result<usize> {
     match &checkpoint.config {
         Some(config) => {
-            let roberta = config
+            let pad = config.number("pad_token_id")?;
+            let max_positions = config.number("max_position_embeddings")?;
+            let known = config
                 .model_type()
-                .is_some_and(|t| ROBERTA_MODEL_TYPES.contains(&t));
-            if !roberta {
+                .is_some_and(|t| PADDING_POSITION_MODEL_TYPES.contains(&t));
+            // A table of a power of two plus pad_token_id + 1 rows (514 for pad 1) is the mark of
+            // padding-counted positions, whatever the model type is called.
+            let shaped = match (pad, max_positions) {
+                (Some(pad), Some(rows)) if pad >= 1.0 && rows > pad + 1.0 => {
+                    let rest = rows - pad - 1.0;
+                    rest.fract() == 0.0 && rest >= 64.0 && rest.log2().fract() == 0.0
+                }
+                _ => false,
+            };
+            if !known && !shaped {
                 return Ok(0);
             }
-            let pad = config.number("pad_token_id")?.unwrap_or(1.0);
+            let pad = pad.unwrap_or(1.0);
             if pad.fract() != 0.0 || !(0.0..=1e9).contains(&pad) {
                 bail!(
                     "{}: pad_token_id {pad} is not a small whole number",
@@ -507,10 +533,12 @@ fn roberta_offset(
                     pad + 1
                 );
             }
+            detected.padding_id = Some(pad);
             Ok(pad + 1)
         }
         None if prefix.starts_with("roberta.") => {
             detected.roberta_guessed = true;
+            detected.padding_id = Some(1);
             Ok(2)
         }
         None => Ok(0),

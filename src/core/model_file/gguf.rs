@@ -51,6 +51,7 @@ pub(super) fn open_gguf(
         warnings,
         source: Some(path.to_owned()),
         position_offset: 0,
+        padding_id: None,
     };
     Ok(
         EmbeddingModel::new(label, tokenizer.tokenizer, token, position)

@@ -107,6 +107,7 @@ pub fn open_model(path: &Path, options: &OpenOptions) -> Result<EmbeddingModel> 
         warnings,
         source: Some(path.to_owned()),
         position_offset: detected.position_offset,
+        padding_id: detected.padding_id,
     };
     Ok(EmbeddingModel::new(
         label_of(path),

@@ -350,6 +350,78 @@ fn roberta_positions_start_after_the_padding_id() {
 }
 
 #[test]
+fn mpnet_counts_positions_from_the_padding_id_and_skips_padding() {
+    let dir = TempDir::new("mpnet");
+    write(
+        &dir.join("model.safetensors"),
+        &[
+            counting("embeddings.word_embeddings.weight", 4, 2, 0.0),
+            counting("embeddings.position_embeddings.weight", 6, 2, 50.0),
+        ],
+    );
+    // MPNet, by model type; its pad id 1 puts the first token at row 2.
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"model_type": "mpnet", "pad_token_id": 1, "max_position_embeddings": 6}"#,
+    )
+    .unwrap();
+    let model = open(&dir.0).unwrap();
+    assert_eq!(model.position_offset(), 2);
+    let detection = model.detection().join("\n");
+    assert!(
+        detection.contains("position p reads row p + 2"),
+        "{detection}"
+    );
+    assert!(
+        detection.contains("a padding token is not counted and reads row 1"),
+        "{detection}"
+    );
+    // Tokens 3, pad, 0: rows 2, 1 (the padding row), then 3 (the pad is not counted).
+    let tokens: Vec<Token> = [3, 1, 0]
+        .iter()
+        .enumerate()
+        .map(|(position, &id)| Token {
+            text: format!("#{id}"),
+            span: 0..0,
+            position,
+            id: Some(id),
+            special: false,
+        })
+        .collect();
+    assert_eq!(
+        model.model_position_rows(&tokens),
+        [Some(2), Some(1), Some(3)]
+    );
+    let lookups = model.embed(&tokens, PositionScheme::None);
+    let positions = model.position_table().unwrap();
+    let expected = lookups[2].token_vector.as_ref().unwrap() + &positions.row(3).unwrap();
+    assert_eq!(lookups[2].model_embedding.as_ref(), Some(&expected));
+    assert_eq!(model.model_embedding(&lookups[2]), Some(expected));
+    let padding = lookups[1].token_vector.as_ref().unwrap() + &positions.row(1).unwrap();
+    assert_eq!(lookups[1].model_embedding, Some(padding));
+
+    // Any model type: 514 rows for pad id 1 (512 + 1 + 1) is the mark of counted positions.
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"model_type": "new-roberta-kin", "pad_token_id": 1, "max_position_embeddings": 514}"#,
+    )
+    .unwrap();
+    assert_eq!(open(&dir.0).unwrap().position_offset(), 2);
+    // BERT: pad id 0 and 512 rows, positions from 0.
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"model_type": "bert", "pad_token_id": 0, "max_position_embeddings": 512}"#,
+    )
+    .unwrap();
+    let bert = open(&dir.0).unwrap();
+    assert_eq!(bert.position_offset(), 0);
+    assert_eq!(
+        bert.model_position_rows(&tokens),
+        [Some(0), Some(1), Some(2)]
+    );
+}
+
+#[test]
 fn llama_names_have_no_position_table() {
     for name in ["model.embed_tokens.weight", "embed_tokens.weight"] {
         let dir = TempDir::new("llama");
