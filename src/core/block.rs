@@ -150,6 +150,62 @@ pub enum EmbeddingBlock {
     },
     /// Rotary models: the block outputs the token row; position enters inside attention.
     TokenOnly,
+    /// Gemma: the token row times √width, both rounded to the precision the model computes in
+    /// (`normalizer = torch.tensor(hidden_size ** 0.5, dtype=hidden_states.dtype)`); position
+    /// enters inside attention.
+    ScaledToken {
+        /// √width, rounded to `precision`.
+        scale: f32,
+        /// The precision each product is rounded to.
+        precision: Precision,
+    },
+}
+
+/// A floating-point precision a model computes in, for rounding an f32 result to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// IEEE single precision.
+    F32,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    BF16,
+}
+
+impl Precision {
+    /// `x` rounded to this precision (to nearest, ties to even), widened back to f32.
+    #[must_use]
+    pub fn round(self, x: f64) -> f32 {
+        match self {
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "rounding to f32 is the point"
+            )]
+            Self::F32 => x as f32,
+            Self::F16 => half::f16::from_f64(x).to_f32(),
+            Self::BF16 => half::bf16::from_f64(x).to_f32(),
+        }
+    }
+
+    /// Its name as PyTorch prints a dtype.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::F32 => "float32",
+            Self::F16 => "float16",
+            Self::BF16 => "bfloat16",
+        }
+    }
+}
+
+impl EmbeddingBlock {
+    /// Gemma's block for a table `width` wide whose model computes in `precision`.
+    #[must_use]
+    pub fn gemma(width: usize, precision: Precision) -> Self {
+        #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
+        let scale = precision.round((width as f64).sqrt());
+        Self::ScaledToken { scale, precision }
+    }
 }
 
 impl EmbeddingBlock {
@@ -168,6 +224,11 @@ impl EmbeddingBlock {
         let same_width = |other: &Array1<f32>| other.len() == token_vector.len();
         match self {
             Self::TokenOnly => Some(token_vector.clone()),
+            // The product of two numbers of at most 24 significant bits is exact in f64, so
+            // one rounding to the model's precision gives the bits PyTorch's multiply gives.
+            Self::ScaledToken { scale, precision } => {
+                Some(token_vector.mapv(|v| precision.round(f64::from(v) * f64::from(*scale))))
+            }
             Self::Sum => {
                 let position = learned_position.filter(|p| same_width(p))?;
                 Some(token_vector + position)
@@ -189,18 +250,22 @@ impl EmbeddingBlock {
 
     /// The block as a formula, for headings.
     #[must_use]
-    pub fn formula(&self) -> &'static str {
+    pub fn formula(&self) -> String {
         match self {
-            Self::Sum => "token + position",
-            Self::Bert { .. } => "LayerNorm(token + token type + position)",
-            Self::TokenOnly => "token (position is applied inside attention)",
+            Self::Sum => "token + position".to_owned(),
+            Self::Bert { .. } => "LayerNorm(token + token type + position)".to_owned(),
+            Self::TokenOnly => "token (position is applied inside attention)".to_owned(),
+            Self::ScaledToken { scale, precision } => format!(
+                "token × {scale} (Gemma's √width in {}; position is applied inside attention)",
+                precision.name()
+            ),
         }
     }
 
     /// Whether the block reads a learned position row.
     #[must_use]
     pub fn uses_position_row(&self) -> bool {
-        !matches!(self, Self::TokenOnly)
+        !matches!(self, Self::TokenOnly | Self::ScaledToken { .. })
     }
 }
 

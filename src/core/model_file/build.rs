@@ -11,8 +11,8 @@ use super::checkpoint::Checkpoint;
 use super::detect::{BertNames, Detected};
 use super::hub_cache::CachedSnapshot;
 use super::safetensors::{mapped_table, mapped_vector};
-use crate::core::block::{EmbeddingBlock, LayerNorm, ModelFamily};
-use crate::core::table::Table;
+use crate::core::block::{EmbeddingBlock, LayerNorm, ModelFamily, Precision};
+use crate::core::table::{Dtype, Table};
 use crate::core::tokenizer::TextTokenizer;
 
 /// The tables read from the chosen tensors, and what the block does with them.
@@ -85,6 +85,9 @@ pub(super) fn read_tables(checkpoint: &Checkpoint, detected: &Detected) -> Resul
                 norm,
             }
         }
+        (_, ModelFamily::Rotary) if position.is_none() && detected.gemma.is_some() => {
+            EmbeddingBlock::gemma(token.cols(), precision_of(&token))
+        }
         (_, ModelFamily::Rotary | ModelFamily::Unknown) if position.is_none() => {
             EmbeddingBlock::TokenOnly
         }
@@ -97,6 +100,16 @@ pub(super) fn read_tables(checkpoint: &Checkpoint, detected: &Detected) -> Resul
         block,
         sentences,
     })
+}
+
+/// The precision a Hugging Face model computes in: its weights' own (transformers loads a
+/// checkpoint in the dtype it was saved in).
+fn precision_of(table: &Table) -> Precision {
+    match table.dtype() {
+        Some(Dtype::F16) => Precision::F16,
+        Some(Dtype::BF16) => Precision::BF16,
+        _ => Precision::F32,
+    }
 }
 
 /// The tokenizer chosen for the model, and what to say about it.

@@ -223,7 +223,7 @@ pub(super) struct Detected {
     /// `RoBERTa`'s offset guessed from a `roberta.` prefix, with no config to say so.
     roberta_guessed: bool,
     /// A Gemma `model_type` and its width: it scales token vectors by √width.
-    gemma: Option<(String, usize)>,
+    pub(super) gemma: Option<(String, usize)>,
     /// Other tensors that could also be the token table.
     ambiguous: Vec<String>,
 }
@@ -344,14 +344,6 @@ impl Detected {
             warnings.push(format!(
                 "no {embeddings}LayerNorm.weight and .bias: the model embedding shown is the sum \
                  without BERT's LayerNorm"
-            ));
-        }
-        if let Some((kind, width)) = &self.gemma {
-            #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
-            let scale = (*width as f64).sqrt();
-            warnings.push(format!(
-                "model_type {kind}: Gemma multiplies each token vector by √{width} ≈ {scale:.4} \
-                 before the first layer; the model embedding shown leaves that out"
             ));
         }
         if self.family == ModelFamily::Rotary

@@ -12,7 +12,7 @@ use super::build::{LoadedTokenizer, check_tokenizer_fits};
 use super::gguf_detect::{GgufBert, GgufDetected, detect_gguf};
 use super::inspect::{Inspection, TensorSummary};
 use super::locate::MAPPED;
-use crate::core::block::{EmbeddingBlock, LayerNorm, ModelFamily};
+use crate::core::block::{EmbeddingBlock, LayerNorm, ModelFamily, Precision};
 use crate::core::gguf::{GgufFile, metadata_tokenizer};
 use crate::core::table::Table;
 use crate::core::tokenizer::TextTokenizer;
@@ -133,6 +133,10 @@ fn read_tables(
                 token_type_row,
                 norm,
             }
+        }
+        // llama.cpp scales Gemma's token vectors in f32 (`ggml_scale` by `sqrtf(n_embd)`).
+        (_, ModelFamily::Rotary) if position.is_none() && detected.is_gemma() => {
+            EmbeddingBlock::gemma(width, Precision::F32)
         }
         (_, ModelFamily::Rotary | ModelFamily::Unknown) if position.is_none() => {
             EmbeddingBlock::TokenOnly

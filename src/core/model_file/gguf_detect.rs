@@ -57,6 +57,13 @@ pub(super) struct GgufDetected {
 }
 
 impl GgufDetected {
+    /// Whether the architecture is Gemma's, which scales token vectors by √width.
+    pub(super) fn is_gemma(&self) -> bool {
+        self.architecture
+            .as_deref()
+            .is_some_and(|arch| arch.starts_with("gemma"))
+    }
+
     /// The learned position table to read, if any.
     pub(super) fn position(&self) -> Option<&str> {
         match &self.position_source {
@@ -164,15 +171,6 @@ impl GgufDetected {
             warnings.push(format!(
                 "no {NORM_WEIGHT} and {NORM_BIAS}: the model embedding shown is the sum without \
                  BERT's LayerNorm"
-            ));
-        }
-        if arch.starts_with("gemma") {
-            #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
-            let scale = (self.width as f64).sqrt();
-            warnings.push(format!(
-                "architecture {arch}: Gemma multiplies each token vector by √{} ≈ {scale:.4} \
-                 before the first layer; the model embedding shown leaves that out",
-                self.width
             ));
         }
         if self.family == ModelFamily::Rotary

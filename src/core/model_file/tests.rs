@@ -922,3 +922,47 @@ fn detection_decides_where_positions_come_from_as_a_value() {
         })
     );
 }
+
+#[test]
+fn gemma_scales_token_vectors_by_root_width_in_the_models_dtype() {
+    // Expected values printed by PyTorch: `w * torch.tensor(3 ** 0.5, dtype=w.dtype)`.
+    let cases: [(::safetensors::Dtype, [f32; 3], [f32; 3], &str); 3] = [
+        (
+            ::safetensors::Dtype::BF16,
+            [65504.0, -0.000_061_035_156, 3.0],
+            [113_664.0, -0.000_105_857_85, 5.1875],
+            "1.734375",
+        ),
+        (
+            ::safetensors::Dtype::F16,
+            [1000.0, -0.000_061_035_156, 3.0],
+            [1732.0, -0.000_105_738_64, 5.195_312_5],
+            "1.7324219",
+        ),
+        (
+            ::safetensors::Dtype::F32,
+            [65504.0, -0.000_061_035_156, 3.0],
+            [113_456.26, -0.000_105_715_99, 5.196_152],
+            "1.7320508",
+        ),
+    ];
+    for (dtype, values, expected, scale) in cases {
+        let dir = TempDir::new("gemma");
+        let mut all = vec![1.0, -2.5, 0.375];
+        all.extend(values);
+        write(
+            &dir.join("model.safetensors"),
+            &[tensor("model.embed_tokens.weight", dtype, &[2, 3], &all)],
+        );
+        std::fs::write(dir.join("config.json"), r#"{"model_type": "gemma2"}"#).unwrap();
+        let model = open(&dir.0).unwrap();
+        let output = lookup_at(&model, 1, 4).model_embedding.unwrap();
+        assert_eq!(output.to_vec(), expected, "{dtype}");
+        let detection = model.detection().join("\n");
+        assert!(
+            detection.contains(&format!("token × {scale} (Gemma's √width")),
+            "{detection}"
+        );
+        assert!(model.warnings().iter().all(|w| !w.contains("Gemma")));
+    }
+}
