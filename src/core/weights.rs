@@ -58,7 +58,16 @@ impl TableKind {
         self == Self::Trained
     }
 
-    /// What the nearest rows of such a table can tell, said wherever they are listed.
+    /// The kind in a few words, for a border beside its similarities.
+    #[must_use]
+    pub fn short_note(self) -> &'static str {
+        match self {
+            Self::Random { .. } => "untrained random table: nearness is chance",
+            Self::Trained => "trained table",
+        }
+    }
+
+    /// What its nearest rows mean, in a sentence.
     #[must_use]
     pub fn nearest_rows_note(self) -> &'static str {
         match self {

@@ -50,6 +50,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let content = pane_lines(app, usize::from(inner.width), usize::from(inner.height));
+    // Said on the border, so a cut-off pane never shows a random table's similarities bare.
+    let kind = app.model().table_kind().short_note();
+    let block = block.title_bottom(Line::styled(format!(" {kind} "), theme.muted()));
     let block = match content.range {
         Some(range) => block.title_bottom(Line::styled(range, theme.muted()).right_aligned()),
         None => block,
