@@ -264,7 +264,17 @@ impl Verdicts {
                 let examples: Vec<String> = differing_words
                     .iter()
                     .take(3)
-                    .map(|word| format!("'{}' {}", word.text, word.output.extent()))
+                    .map(|word| {
+                        // A repeated word is named by its place in A, so its copies differ.
+                        let repeated =
+                            self.words.iter().filter(|w| w.text == word.text).count() > 1;
+                        let place = if repeated {
+                            format!(" at A{}", word.a)
+                        } else {
+                            String::new()
+                        };
+                        format!("'{}'{place} {}", word.text, word.output.extent())
+                    })
                     .collect();
                 let more = match differing_words.len() {
                     count if count > 3 => format!(" and {} more", count - 3),
