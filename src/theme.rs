@@ -14,6 +14,47 @@ pub const USED_MARKER: &str = "•";
 /// The marker before the other copies of the current token in the token strip.
 pub const COPY_MARKER: &str = "◇";
 
+/// Which colours a heat-map cell takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeatHue {
+    /// A positive value on a signed scale.
+    Positive,
+    /// A negative value on a signed scale.
+    Negative,
+    /// A weight from 0 to 1.
+    Weight,
+}
+
+/// The colour of a heat map's zero: a dark neutral, so a cell with colour never looks empty.
+const HEAT_ZERO: (u8, u8, u8) = (34, 34, 40);
+
+/// The colour at `t` (0 to 1) along evenly spaced stops.
+fn ramp(stops: &[(u8, u8, u8)], t: f32) -> (u8, u8, u8) {
+    #[expect(clippy::cast_precision_loss, reason = "a handful of stops")]
+    let segments = (stops.len() - 1) as f32;
+    let at = t * segments;
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "at is between 0 and the number of segments"
+    )]
+    let index = (at.floor() as usize).min(stops.len() - 2);
+    #[expect(clippy::cast_precision_loss, reason = "a handful of stops")]
+    let within = at - index as f32;
+    let (from, to) = (stops[index], stops[index + 1]);
+    let mix = |a: u8, b: u8| {
+        let value = f32::from(a) + (f32::from(b) - f32::from(a)) * within;
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "between two u8 values"
+        )]
+        let value = value.round().clamp(0.0, 255.0) as u8;
+        value
+    };
+    (mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2))
+}
+
 /// The explorer's styles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Theme {
@@ -113,6 +154,43 @@ impl Theme {
         self.paint(Style::new().add_modifier(Modifier::BOLD), Color::Cyan)
     }
 
+    /// Whether the theme colours the screen (heat maps then fill their cells with colour;
+    /// without it they use glyphs whose density gives the size).
+    #[must_use]
+    pub fn has_color(self) -> bool {
+        self.color
+    }
+
+    /// A heat-map cell: the background by where the value sits on its scale, the text black or
+    /// white, whichever reads on that background; `None` without colour.
+    ///
+    /// `intensity` runs from 0 (the scale's zero, a dark neutral) to 1 (full colour); the hue
+    /// is blue for positive, red for negative, and a dark-to-yellow ramp for weights.
+    #[must_use]
+    pub fn heat(self, intensity: f32, hue: HeatHue) -> Option<Style> {
+        if !self.color {
+            return None;
+        }
+        let t = if intensity.is_finite() {
+            intensity.clamp(0.0, 1.0)
+        } else {
+            return Some(self.warning());
+        };
+        let stops: &[(u8, u8, u8)] = match hue {
+            HeatHue::Positive => &[HEAT_ZERO, (40, 80, 160), (70, 140, 250)],
+            HeatHue::Negative => &[HEAT_ZERO, (150, 50, 45), (240, 85, 65)],
+            HeatHue::Weight => &[HEAT_ZERO, (45, 95, 130), (50, 165, 120), (245, 215, 70)],
+        };
+        let (r, g, b) = ramp(stops, t);
+        let luminance = 0.2126 * f32::from(r) + 0.7152 * f32::from(g) + 0.0722 * f32::from(b);
+        let text = if luminance > 140.0 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Some(Style::new().bg(Color::Rgb(r, g, b)).fg(text))
+    }
+
     /// A value on a diverging scale: blue for positive, red for negative, brighter when larger.
     ///
     /// The sign is also in the digits and the size in bold, so nothing depends on colour.
@@ -168,6 +246,26 @@ mod tests {
         assert!(!wants_color(os("1"), os("xterm-256color")));
         assert!(!wants_color(None, os("dumb")));
         assert!(!wants_color(os(""), os("dumb")));
+    }
+
+    #[test]
+    fn heat_cells_are_coloured_only_with_colour_and_their_text_reads() {
+        assert_eq!(Theme::new(false).heat(0.5, HeatHue::Positive), None);
+        let theme = Theme::new(true);
+        let zero = theme.heat(0.0, HeatHue::Weight).unwrap();
+        assert_eq!(zero.bg, Some(Color::Rgb(34, 34, 40)));
+        assert_eq!(zero.fg, Some(Color::White));
+        let full = theme.heat(1.0, HeatHue::Weight).unwrap();
+        assert_eq!(full.bg, Some(Color::Rgb(245, 215, 70)));
+        assert_eq!(full.fg, Some(Color::Black), "dark text on the bright end");
+        assert_ne!(
+            theme.heat(0.8, HeatHue::Positive).unwrap().bg,
+            theme.heat(0.8, HeatHue::Negative).unwrap().bg
+        );
+        assert_eq!(
+            theme.heat(7.0, HeatHue::Negative),
+            theme.heat(1.0, HeatHue::Negative)
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod attention;
 mod compare;
+mod heatmap;
 mod help;
 mod input;
 mod lesson;

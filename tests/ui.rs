@@ -754,6 +754,45 @@ fn attention_marks_the_current_row_without_colour() {
     }
 }
 
+#[test]
+fn heat_maps_colour_their_cells_and_keep_the_numbers_readable() {
+    let mut app = App::new(Options {
+        sentence: "fox bites the fox".to_owned(),
+        theme: Theme::new(true),
+        ..Options::default()
+    });
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('t')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    // Position 0's first value, -2.1338, is in its cell to two decimals, on a coloured cell.
+    let row = text
+        .lines()
+        .position(|line| line.contains("▶   0 "))
+        .expect("row 0");
+    let line = text.lines().nth(row).unwrap();
+    let column = line.find("-2.13").expect("the number in its cell");
+    let x = u16::try_from(line[..column].chars().count() - 1).unwrap();
+    let y = u16::try_from(row).unwrap();
+    let cell = &terminal.backend().buffer()[(x + 1, y)];
+    assert!(
+        matches!(cell.bg, ratatui::style::Color::Rgb(..)),
+        "a background colour: {cell:?}"
+    );
+    assert!(cell.modifier.contains(Modifier::BOLD), "the ▶ row in bold");
+}
+
+#[test]
+fn a_narrow_attention_map_prints_the_current_rows_weights() {
+    let sentence = ["the dog bites the man and the man bites the dog"; 2].join(" ");
+    let mut app = app_with(&sentence);
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Char('v'), KeyCode::Char('a')],
+    );
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("▶ the at 0 gives 0."), "{text}");
+}
+
 // Compare mode and the guided lesson
 
 #[test]

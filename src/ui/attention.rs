@@ -8,14 +8,15 @@ use std::fmt::Write as _;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
+use super::heatmap::{HeatScale, masked_cell};
 use super::vector::{
-    WideStyle, fit, format_value, is_wide, pad, pad_left, shade_glyph, values_per_line,
-    vector_lines, wide_legend, wide_line, window, wrap_words,
+    WideStyle, fit, format_value, is_wide, pad, pad_left, values_per_line, vector_lines,
+    wide_legend, wide_line, window, wrap_words,
 };
 use crate::action::fill_keys;
 use crate::app::{App, MAX_VIEW_TOKENS};
@@ -149,6 +150,36 @@ impl Grid {
     fn blank_label(&self) -> String {
         " ".repeat(self.label_width())
     }
+
+    /// Whether the map is too narrow for numbers, so the current row's weights are printed
+    /// under it.
+    fn shows_row_values(&self) -> bool {
+        self.cells != Cells::Numbers && self.current.is_some()
+    }
+}
+
+/// The current row's weights as numbers, on one line cut with `…` when it is longer.
+fn row_values(
+    app: &App,
+    attention: &Attention,
+    grid: &Grid,
+    width: usize,
+    theme: Theme,
+) -> Option<Line<'static>> {
+    let row = grid.current?;
+    let token = &app.tokens()[grid.members[row]];
+    let mut text = format!(
+        "{CURRENT_MARKER} {} at {} gives",
+        token.text, token.position
+    );
+    for key in grid.keys.clone() {
+        if attention.scores[[row, key]] == f64::NEG_INFINITY {
+            text.push_str(" ·");
+        } else {
+            let _ = write!(text, " {:.2}", attention.weights[[row, key]]);
+        }
+    }
+    Some(Line::styled(fit(&text, width), theme.muted()))
 }
 
 /// The rows the pane would like at a width, borders included.
@@ -162,6 +193,7 @@ pub(super) fn natural_height(app: &App, width: u16) -> usize {
     2 + 1
         + grid.header_lines()
         + count.min(HEAT_ROWS_WANTED)
+        + usize::from(grid.shows_row_values())
         + 1
         + count.min(OUTPUT_ROWS_WANTED) * lines_per_output(attention, &grid)
         + finding(app, attention, &grid, width).len()
@@ -269,6 +301,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     for row in window(count, budget.heat_rows, keep) {
         lines.push(heat_row(app, attention, &grid, row, theme));
     }
+    if budget.row_values {
+        lines.extend(row_values(app, attention, &grid, width, theme));
+    }
     if budget.output_rows > 0 {
         let scale = output_scale(attention);
         lines.push(output_header(app, attention, &grid, scale, theme));
@@ -314,8 +349,14 @@ impl Room {
 }
 
 /// How the pane's height is shared when not everything fits.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each says whether one piece of the pane is drawn"
+)]
 struct Budget {
     caption: bool,
+    /// The current row's weights as numbers, under a map too narrow to print them.
+    row_values: bool,
     texts: bool,
     heat_rows: usize,
     output_rows: usize,
@@ -325,13 +366,15 @@ struct Budget {
 
 impl Budget {
     /// The heat map's positions and the current row come first, then the finding (cut short if
-    /// need be), the scheme's own lines, the rest of the heat map, the token texts above it,
+    /// need be), the scheme's own lines, the current row's weights as numbers (when the cells
+    /// have none), the rest of the heat map, the token texts above it,
     /// the outputs and last the caption.
     fn share(height: usize, grid: &Grid, per_output: usize, finding: usize, extra: usize) -> Self {
         let count = grid.members.len();
         let mut room = Room(height.saturating_sub(2));
         let finding = room.some(finding);
         let extra = room.all(extra);
+        let row_values = grid.shows_row_values() && room.all(1);
         let heat_rows = 1 + room.some(count.saturating_sub(1));
         let texts = grid.cells == Cells::Numbers && room.all(1);
         let per_output = per_output.max(1);
@@ -345,6 +388,7 @@ impl Budget {
         let caption = room.all(1);
         Self {
             caption,
+            row_values,
             texts,
             heat_rows,
             output_rows,
@@ -367,10 +411,10 @@ fn heat_header(app: &App, grid: &Grid, theme: Theme) -> (Line<'static>, Option<L
         let position = tokens[grid.members[key]].position;
         match grid.cells {
             Cells::Numbers => {
-                let _ = write!(positions, "{position:>NUMBER_CELL$} ");
+                let _ = write!(positions, " {position:>NUMBER_CELL$}");
             }
             Cells::Shades(width) => {
-                let _ = write!(positions, "{position:>width$} ");
+                let _ = write!(positions, " {position:>width$}");
             }
             Cells::Dense => positions.push_str(&(position % 10).to_string()),
         }
@@ -379,7 +423,7 @@ fn heat_header(app: &App, grid: &Grid, theme: Theme) -> (Line<'static>, Option<L
         let mut texts = grid.blank_label();
         for key in grid.keys.clone() {
             let text = pad_left(&tokens[grid.members[key]].text, NUMBER_CELL);
-            let _ = write!(texts, "{text} ");
+            let _ = write!(texts, " {text}");
         }
         Line::styled(texts, theme.muted())
     });
@@ -399,29 +443,19 @@ fn heat_row(
         let weight = attention.weights[[row, key]];
         // A hidden key's score is minus infinity: it is masked, not merely small.
         let masked = attention.scores[[row, key]] == f64::NEG_INFINITY;
-        let text = match (grid.cells, masked) {
-            (Cells::Numbers, true) => format!("{:>NUMBER_CELL$} ", "·"),
-            (Cells::Numbers, false) => format!("{}{weight:.2} ", shade_glyph(weight)),
-            (Cells::Shades(width), true) => format!("{:>width$} ", "·"),
-            (Cells::Shades(width), false) => {
-                format!("{} ", shade_glyph(weight).to_string().repeat(width))
-            }
-            (Cells::Dense, true) => "·".to_owned(),
-            (Cells::Dense, false) => shade_glyph(weight).to_string(),
+        let (gap, width) = match grid.cells {
+            Cells::Numbers => ("", NUMBER_CELL + 1),
+            Cells::Shades(width) => (" ", width),
+            Cells::Dense => ("", 1),
         };
-        let style = if masked {
-            theme.muted()
+        if !gap.is_empty() {
+            spans.push(Span::raw(gap));
+        }
+        spans.push(if masked {
+            masked_cell(width, theme)
         } else {
-            #[expect(clippy::cast_possible_truncation, reason = "a display colour")]
-            let style = theme.value(weight as f32);
-            style
-        };
-        let style = if is_current {
-            style.add_modifier(Modifier::BOLD)
-        } else {
-            style
-        };
-        spans.push(Span::styled(text, style));
+            HeatScale::Weight.cell(weight, width, 2, is_current, theme)
+        });
     }
     Line::from(spans)
 }

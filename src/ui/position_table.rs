@@ -6,14 +6,15 @@ use std::fmt::Write as _;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
+use super::heatmap::HeatScale;
 use super::vector::{
-    WideStyle, WideView, dims_per_cell, fit, is_wide, strip_glyph, values_per_line, vector_lines,
-    wide_line, window, wrap_words,
+    WideStyle, WideView, dims_per_cell, fit, is_wide, values_per_line, vector_lines, wide_line,
+    window, wrap_words,
 };
 use crate::action::{Action, key};
 use crate::app::App;
@@ -24,14 +25,17 @@ use crate::theme::{CURRENT_MARKER, Theme};
 
 /// Position rows the pane asks for at most; longer tables scroll with the current token.
 const POSITION_ROWS_WANTED: usize = 16;
-/// The widest a dimension's cell gets when there are few dimensions.
+/// The widest a dimension's cell gets when there are few dimensions and no room for numbers.
 const CELL_PITCH_LIMIT: usize = 4;
+/// Columns of a cell with its number, and without colour its glyph: ` ≡ -2.13` (a space
+/// between, so the `-` glyph never reads as a second minus sign).
+const NUMBER_CELL: usize = 8;
+/// Decimals of the numbers in the cells (the exact row below has four).
+const CELL_DECIMALS: usize = 2;
 /// Positions a sinusoidal table shows when the model has no context length of its own.
 const SINUSOIDAL_POSITIONS: usize = 16;
 /// The sinusoidal table's unit: its values reach ±1, which then takes the darkest shade.
 const SINUSOIDAL_SCALE: f32 = 0.4;
-/// Where [`strip_glyph`] steps to the next shade, in units of the scale.
-const SHADE_STEPS: [f32; 4] = [0.25, 0.75, 1.5, 2.5];
 
 /// Which table the pane draws.
 enum Source<'a> {
@@ -131,6 +135,11 @@ impl<'a> Shown<'a> {
         }
     }
 
+    /// How the map's cells read the table's values.
+    fn heat(&self) -> HeatScale {
+        HeatScale::Signed { unit: self.scale }
+    }
+
     /// The row for a position, if the table has one.
     fn row(&self, position: usize) -> Option<Array1<f32>> {
         match self.source {
@@ -149,6 +158,8 @@ struct Grid {
     per_cell: usize,
     /// Columns a cell takes, its gap included.
     pitch: usize,
+    /// Whether each cell shows its value's number (one dimension a cell, room for it).
+    numbers: bool,
     /// Columns after the row labels.
     room: usize,
 }
@@ -158,7 +169,10 @@ impl Grid {
         let position_width = shown.positions.saturating_sub(1).to_string().len().max(3);
         let room = width.saturating_sub(2 + position_width + 1);
         let per_cell = dims_per_cell(shown.dims, room);
-        let pitch = if per_cell == 1 {
+        let numbers = per_cell == 1 && shown.dims * NUMBER_CELL <= room;
+        let pitch = if numbers {
+            NUMBER_CELL
+        } else if per_cell == 1 {
             (room / shown.dims.max(1)).clamp(1, CELL_PITCH_LIMIT)
         } else {
             1
@@ -167,6 +181,7 @@ impl Grid {
             position_width,
             per_cell,
             pitch,
+            numbers,
             room,
         }
     }
@@ -264,7 +279,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         lines.push(heat_row(&shown, &grid, position, current, theme));
     }
     if legend_shown {
-        lines.push(Line::styled(fit(&legend(&shown), width), theme.muted()));
+        lines.push(fit_line(shown.heat().legend(theme), width));
     }
     if values_shown {
         lines.extend(values);
@@ -275,7 +290,11 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 fn header(shown: &Shown, grid: &Grid, theme: Theme) -> Line<'static> {
     let mut text = format!("  {:>p$} ", "pos", p = grid.position_width);
     let last = format!("d{}", shown.dims.saturating_sub(1));
-    if grid.per_cell == 1 && last.len() < grid.pitch {
+    if grid.numbers {
+        for dim in 0..shown.dims {
+            let _ = write!(text, "{:>pitch$}", format!("d{dim}"), pitch = grid.pitch);
+        }
+    } else if grid.per_cell == 1 && last.len() < grid.pitch {
         for dim in 0..shown.dims {
             let _ = write!(text, "{:<pitch$}", format!("d{dim}"), pitch = grid.pitch);
         }
@@ -312,35 +331,40 @@ fn heat_row(
         return Line::from(spans);
     };
     let values: Vec<f32> = row.to_vec();
+    let heat = shown.heat();
+    // Number cells carry their own leading space; glyph or colour cells get a gap after them
+    // when they are wider than one column.
+    let (cell_width, gap) = if grid.numbers || grid.pitch == 1 {
+        (grid.pitch, "")
+    } else {
+        (grid.pitch - 1, " ")
+    };
     for group in values.chunks(grid.per_cell) {
         #[expect(clippy::cast_precision_loss, reason = "groups are small")]
         let mean = group.iter().map(|&v| f64::from(v)).sum::<f64>() / group.len() as f64;
-        #[expect(clippy::cast_possible_truncation, reason = "a display value")]
-        let relative = mean as f32 / shown.scale;
-        let glyph = strip_glyph(relative).to_string();
-        let text = if grid.pitch > 1 {
-            format!("{} ", glyph.repeat(grid.pitch - 1))
-        } else {
-            glyph
-        };
-        let style = theme.value(relative);
-        let style = if is_current {
-            style.add_modifier(Modifier::BOLD)
-        } else {
-            style
-        };
-        spans.push(Span::styled(text, style));
+        spans.push(heat.cell(mean, cell_width, CELL_DECIMALS, is_current, theme));
+        if !gap.is_empty() {
+            spans.push(Span::raw(gap));
+        }
     }
     Line::from(spans)
 }
 
-/// How to read the shades, in the table's own numbers.
-fn legend(shown: &Shown) -> String {
-    let [faint, light, medium, dark] = SHADE_STEPS.map(|step| step * shown.scale);
-    format!(
-        "· below {faint:.2} · ░ ▒ ▓ █ from {faint:.2} {light:.2} {medium:.2} {dark:.2} · \
-         negative - = ≡ ■"
-    )
+/// A line cut to `width` columns, ending in `…` when it was longer.
+fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let text: String = line
+        .spans
+        .iter()
+        .map(|span| span.content.as_ref())
+        .collect();
+    let style = line
+        .spans
+        .first()
+        .map_or_else(Style::new, |span| span.style);
+    Line::styled(fit(&text, width), style)
 }
 
 /// The exact values of the current position's row, with a line that says what they are.

@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::vector::{HEAT_LEGEND, display_width, fit, heat_glyph, pad, window, wrap_words};
+use super::heatmap::HeatScale;
+use super::vector::{display_width, fit, pad, window, wrap_words};
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
 use crate::core::verdict::Direction;
@@ -243,7 +244,17 @@ impl HeatMap {
         if self.cells == Cells::Numbers {
             return Vec::new();
         }
-        vec![Line::styled(fit(HEAT_LEGEND, width), theme.muted())]
+        let legend = HeatScale::Cosine.legend(theme);
+        if legend.width() <= width {
+            vec![legend]
+        } else {
+            let text: String = legend
+                .spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect();
+            vec![Line::styled(fit(&text, width), theme.muted())]
+        }
     }
 
     /// The header and the rows that fit in `rows_room` lines, and which rows those are when
@@ -281,7 +292,7 @@ impl HeatMap {
             for column in self.columns.clone().take_while(|&column| column < count) {
                 let value = cosine[[row, column]];
                 let same_row = row != column && tokens[members.indices[column]].id == token.id;
-                spans.push(self.cell(value, row == column, same_row, theme));
+                spans.extend(self.cell(value, same_row, theme));
             }
             lines.push(Line::from(spans));
         }
@@ -312,29 +323,18 @@ impl HeatMap {
         (lines, range)
     }
 
-    /// One cosine: the diagonal (a vector with itself) muted, copies of a word in bold.
-    fn cell(&self, value: f64, diagonal: bool, same_row: bool, theme: Theme) -> Span<'static> {
-        #[expect(clippy::cast_possible_truncation, reason = "a display value")]
-        let style = if diagonal {
-            theme.muted()
-        } else if same_row {
-            theme.finding()
-        } else {
-            theme.value(value as f32)
-        };
-        let number = if value.is_finite() {
-            format!("{value:.2}")
-        } else {
-            "n/a".to_owned()
-        };
-        let glyph = heat_glyph(value);
-        let text = match self.cells {
-            Cells::Shaded(width) => format!("{:>width$}", format!("{glyph}{number:>6}")),
-            Cells::Numbers => format!("{number:>NUMBER_CELL$}"),
-            Cells::Glyphs(1) => glyph.to_string(),
-            Cells::Glyphs(width) => format!(" {}", glyph.to_string().repeat(width - 1)),
-        };
-        Span::styled(text, style)
+    /// One cosine, coloured by its value; copies of a word in bold.
+    fn cell(&self, value: f64, emphasis: bool, theme: Theme) -> Vec<Span<'static>> {
+        let heat = HeatScale::Cosine;
+        match self.cells {
+            Cells::Shaded(width) => vec![heat.cell(value, width, 2, emphasis, theme)],
+            Cells::Numbers => vec![heat.cell(value, NUMBER_CELL, 2, emphasis, theme)],
+            Cells::Glyphs(1) => vec![heat.cell(value, 1, 2, emphasis, theme)],
+            Cells::Glyphs(width) => vec![
+                Span::raw(" "),
+                heat.cell(value, width - 1, 2, emphasis, theme),
+            ],
+        }
     }
 
     /// Column labels: `pos text` above numbers; a ruler of positions above shades alone.

@@ -245,9 +245,6 @@ pub fn heat_glyph(value: f64) -> char {
     }
 }
 
-/// The key to [`heat_glyph`], in words.
-pub const HEAT_LEGEND: &str = "░▒▓█ toward 1: same direction · · near 0 · -=≡■ toward −1: opposite";
-
 /// Shades by weight, for a value in [0, 1] such as an attention weight: below 0.05, 0.25, 0.5,
 /// 0.75, and from 0.75 up.
 const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];
