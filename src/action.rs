@@ -51,6 +51,12 @@ pub enum Action {
     ShowDetail(Detail),
     /// Add or remove the causal mask of decoder models in the attention pane.
     ToggleCausal,
+    /// The model's own layer 0: show the previous head.
+    PreviousHead,
+    /// The model's own layer 0: show the next head.
+    NextHead,
+    /// The model's own layer 0: every head's weights at once, or one head.
+    ToggleHeadOverview,
     /// Start the guided lesson, or leave it (it resumes where it was left).
     ToggleLesson,
     /// Answer the lesson's question with choice 1, 2 or 3.
@@ -280,6 +286,9 @@ static BINDINGS: &[Binding] = &[
     b(S::Explorer, &[ch('r')], A::Reorder, "compare mode: B in another order", None),
     b(S::Explorer, &[ch('a')], A::ShowDetail(Detail::Attention), "self-attention over the input vectors", bar("attention")),
     b(S::Explorer, &[ch('u')], A::ToggleCausal, "attention: unmasked or causal mask", None),
+    b(S::Explorer, &[ch('{')], A::PreviousHead, "model's own layer 0: previous head", None),
+    b(S::Explorer, &[ch('}')], A::NextHead, "model's own layer 0: next head", None),
+    b(S::Explorer, &[ch('H')], A::ToggleHeadOverview, "model's own layer 0: all heads at once", None),
     b(S::Explorer, &[ch('s')], A::ShowDetail(Detail::Similarity), "cosine similarities and nearest rows", None),
     b(S::Explorer, &[ch('o')], A::ShowDetail(Detail::OneHot), "the lookup as one-hot(id) × weight matrix", None),
     b(S::Explorer, &[ch('t')], A::ShowDetail(Detail::PositionTable), "the position table as a heat map", None),

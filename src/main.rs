@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use embedlens::app::{App, DEFAULT_IDS, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
+use embedlens::core::layer0::Unavailable;
+use embedlens::core::model_file::open_layer0;
 use embedlens::core::printable::printable;
 use embedlens::core::weights::as_width;
 use embedlens::theme::Theme;
@@ -49,6 +51,15 @@ fn main() -> ExitCode {
 fn explore(args: &Args) -> Result<()> {
     // Open the model before the terminal changes, so a bad file is reported on a plain screen.
     let model = args.model.open()?;
+    // The model's own first attention layer, read from the same files (only their headers are
+    // parsed again); a model without one says why in the attention pane.
+    let layer0 = match args.model.path()? {
+        Some(path) if model.is_some() => Some(
+            open_layer0(&path)
+                .unwrap_or_else(|error| Err(Unavailable::Invalid(format!("{error:#}")))),
+        ),
+        _ => None,
+    };
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         bail!(
             "the explorer needs a terminal to draw in; \
@@ -74,6 +85,7 @@ fn explore(args: &Args) -> Result<()> {
         seed: args.seed,
         theme: Theme::from_env(),
         model,
+        layer0,
         gpt2_dims: as_width(args.model.dim),
         special_tokens: !args.model.no_special_tokens,
         ids: args.ids,

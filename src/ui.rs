@@ -2,9 +2,11 @@
 
 mod attention;
 mod compare;
+mod head_overview;
 mod heatmap;
 mod help;
 mod input;
+mod layer0;
 mod lesson;
 mod lookups;
 mod matrix;
@@ -88,6 +90,9 @@ impl Widget for &App {
             } else {
                 compare::render(self, body, buf);
             }
+        } else if self.head_overview() && !hidden {
+            // Every head's map needs the room more than the matrix does.
+            attention::render(self, body, buf);
         } else {
             let [matrix_area, detail_area] = split_body(self, body, side_by_side);
             matrix::render(self, matrix_area, buf);
@@ -145,6 +150,9 @@ fn detail_height(app: &App, width: u16) -> usize {
 fn body_shape(app: &App, width: u16) -> (bool, usize) {
     if app.compare().is_some() {
         return (false, compare::natural_height(app, width));
+    }
+    if app.head_overview() {
+        return (false, attention::natural_height(app, width));
     }
     let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
     let side_by_side = width >= matrix_width.saturating_add(LOOKUPS_MIN_WIDTH);

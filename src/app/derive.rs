@@ -9,11 +9,13 @@ use std::sync::Arc;
 
 use ndarray::{Array1, Array2};
 
+use super::layer0::{Layer0View, RealComparison, Worker, runs_in_background};
 use super::navigation::Navigation;
 use super::scan::{Progress, Scan};
 use super::settings::Settings;
+use super::sources::RealLayer;
 use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
-use crate::core::compare::{Comparison, compare_with_head};
+use crate::core::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
 use crate::core::metrics::typical_magnitude;
 use crate::core::positional::PositionScheme;
 use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
@@ -64,6 +66,8 @@ pub struct Recomputations {
     pub nearest: usize,
     /// The one-hot pane's product.
     pub one_hot: usize,
+    /// The model's own layer 0 over the sentence (started, on a worker or at once).
+    pub layer0: usize,
 }
 
 /// The inputs the derive step reads, borrowed from the app's parts.
@@ -84,6 +88,10 @@ pub struct Inputs<'a> {
     pub seed: u64,
     /// Tables with at least this many numbers are scanned on a worker thread.
     pub background_scan_from: usize,
+    /// The model's own layer 0, if the model in use has one.
+    pub layer0: RealLayer<'a>,
+    /// Layer 0 runs with at least this many multiply-adds run on a worker thread.
+    pub background_layer0_from: usize,
 }
 
 /// The key something was last computed for, and a revision that moves each time it is.
@@ -135,6 +143,13 @@ pub struct Derived {
     cosine_stamp: Stamp<u64>,
     nearest_stamp: Stamp<(u64, usize)>,
     one_hot_stamp: Stamp<(u64, bool, Option<usize>)>,
+    layer0_stamp: Stamp<(u64, bool)>,
+    layer0_worker: Worker<Result<Arc<Layer0View>, String>>,
+    layer0_view: Option<Result<Arc<Layer0View>, String>>,
+    head_stamp: Stamp<(u64, usize)>,
+    real_comparison_stamp: Stamp<(u64, u64, bool, bool)>,
+    real_comparison_worker: Worker<Result<RealComparison, String>>,
+    real_comparison: Option<Result<RealComparison, String>>,
     scan: Option<Scan>,
     views: Views,
     counts: Recomputations,
@@ -213,8 +228,10 @@ impl Derived {
             // Off, or the tables are not made yet: no comparison, and none left from before.
             self.comparison = None;
             self.comparison_stamp.clear();
+            self.clear_real_comparison();
             return;
         };
+        self.derive_real_comparison(inputs, other, other_revision);
         let mask = inputs.settings.mask;
         let key = (self.lookups_stamp.revision, other_revision, mask);
         if self.comparison_stamp.renew(key) {
@@ -228,12 +245,120 @@ impl Derived {
         }
     }
 
+    /// Compare mode on the model's own layer 0: both sentences, without or with its positions.
+    fn derive_real_comparison(&mut self, inputs: &Inputs, other: &str, other_revision: u64) {
+        let RealLayer::Open(layer) = inputs.layer0 else {
+            self.clear_real_comparison();
+            return;
+        };
+        let settings = inputs.settings;
+        let key = (
+            self.tokens_stamp.revision,
+            other_revision,
+            settings.overlay,
+            settings.special_tokens,
+        );
+        if self.real_comparison_stamp.renew(key) {
+            self.real_comparison = None;
+            let model = Arc::clone(inputs.model);
+            let a = self.tokens.clone();
+            let b = model
+                .tokenize_with(other, settings.special_tokens)
+                .unwrap_or_default();
+            let with_positions = settings.overlay;
+            let tokens = a.len().max(b.len()).min(MAX_COMPARED_TOKENS);
+            let background = runs_in_background(layer, 2 * tokens, inputs.background_layer0_from);
+            let layer = Arc::clone(layer);
+            let work = move || {
+                RealComparison::compute(&layer, [&a, &b], MAX_COMPARED_TOKENS, with_positions)
+            };
+            if background {
+                self.real_comparison_worker
+                    .request(self.real_comparison_stamp.revision, work);
+            } else {
+                self.real_comparison_worker.cancel();
+                self.real_comparison = Some(work());
+            }
+        }
+        if let Some((revision, result)) = self.real_comparison_worker.poll()
+            && revision == self.real_comparison_stamp.revision
+        {
+            self.real_comparison = Some(result);
+        }
+    }
+
+    fn clear_real_comparison(&mut self) {
+        self.real_comparison = None;
+        self.real_comparison_stamp.clear();
+        self.real_comparison_worker.cancel();
+    }
+
+    /// The model's own layer 0 over the sentence, and the head the pane shows.
+    fn derive_layer0(&mut self, inputs: &Inputs, layer: &Arc<crate::core::layer0::Layer0>) {
+        let with_positions = inputs.settings.overlay;
+        if self
+            .layer0_stamp
+            .renew((self.tokens_stamp.revision, with_positions))
+        {
+            // Nothing from before stays on screen while the new run is computed.
+            self.layer0_view = None;
+            self.views.attention = None;
+            self.head_stamp.clear();
+            let tokens = self.tokens.clone();
+            let count = tokens.len().min(MAX_VIEW_TOKENS);
+            // The sentence and its reversal.
+            let background = runs_in_background(layer, 2 * count, inputs.background_layer0_from);
+            let layer = Arc::clone(layer);
+            let work = move || {
+                Layer0View::compute(&layer, &tokens, MAX_VIEW_TOKENS, with_positions).map(Arc::new)
+            };
+            if background {
+                self.layer0_worker.request(self.layer0_stamp.revision, work);
+            } else {
+                self.layer0_worker.cancel();
+                self.layer0_view = Some(work());
+            }
+            self.counts.layer0 += 1;
+        }
+        if let Some((revision, view)) = self.layer0_worker.poll()
+            && revision == self.layer0_stamp.revision
+        {
+            self.layer0_view = Some(view);
+        }
+        if let Some(Ok(view)) = &self.layer0_view {
+            let head = inputs
+                .settings
+                .head
+                .min(view.run.heads.len().saturating_sub(1));
+            if self.head_stamp.renew((self.layer0_stamp.revision, head)) {
+                self.views.attention = view.attention(head);
+                self.counts.attention += 1;
+            }
+        }
+    }
+
+    fn clear_layer0(&mut self) {
+        self.layer0_view = None;
+        self.layer0_stamp.clear();
+        self.head_stamp.clear();
+        self.layer0_worker.cancel();
+    }
+
     fn derive_views(&mut self, inputs: &Inputs, step: usize) {
         let detail = inputs.settings.detail;
         let lookups_revision = self.lookups_stamp.revision;
+        let real = match inputs.layer0 {
+            RealLayer::Open(layer) if detail == Detail::Attention => Some(layer),
+            _ => None,
+        };
+        if detail != Detail::Attention || real.is_some() {
+            self.attention_stamp.clear();
+        }
         if detail != Detail::Attention {
             self.views.attention = None;
-            self.attention_stamp.clear();
+        }
+        if real.is_none() {
+            self.clear_layer0();
         }
         if detail != Detail::Similarity {
             (self.views.cosine, self.views.nearest) = (None, None);
@@ -246,6 +371,11 @@ impl Derived {
             self.one_hot_stamp.clear();
         }
         match detail {
+            Detail::Attention if real.is_some() => {
+                if let Some(layer) = real {
+                    self.derive_layer0(inputs, layer);
+                }
+            }
             Detail::Attention => {
                 let mask = inputs.settings.mask;
                 if self.attention_stamp.renew((lookups_revision, mask)) {
@@ -324,6 +454,30 @@ impl Derived {
             Progress::Running => {}
             Progress::Ended => self.scan = None,
         }
+    }
+
+    /// Whether the model's own layer 0 is being computed on a worker.
+    #[must_use]
+    pub fn computing_layer0(&self) -> bool {
+        self.layer0_worker.busy() || self.real_comparison_worker.busy()
+    }
+
+    /// The model's own layer 0 over the sentence: `None` while it is computed (or when the
+    /// attention pane is closed or there is no such layer), else the run or why there is none.
+    #[must_use]
+    pub fn layer0_view(&self) -> Option<Result<&Layer0View, &str>> {
+        self.layer0_view
+            .as_ref()
+            .map(|view| view.as_deref().map_err(String::as_str))
+    }
+
+    /// Compare mode on the model's own layer 0: `None` while it is computed or when there is
+    /// no such layer.
+    #[must_use]
+    pub fn real_comparison(&self) -> Option<Result<&RealComparison, &str>> {
+        self.real_comparison
+            .as_ref()
+            .map(|result| result.as_ref().map_err(String::as_str))
     }
 
     /// Whether a whole-matrix scan is running for the similarity pane.

@@ -33,7 +33,9 @@ impl App {
         while self.running {
             terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
             // While a table is being generated or scanned, wake up now and then to show it.
-            if (self.waiting_for_tables() || self.scanning()) && !event::poll(TICK)? {
+            if (self.waiting_for_tables() || self.scanning() || self.computing_layer0())
+                && !event::poll(TICK)?
+            {
                 self.update(Action::Tick);
                 continue;
             }

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod derive;
 pub mod editor;
 mod events;
+pub mod layer0;
 pub mod lesson;
 pub mod navigation;
 pub mod prompt;
@@ -23,6 +24,7 @@ use ratatui_textarea::TextArea;
 use crate::action::{Action, key};
 use crate::core::attention::Mask;
 use crate::core::compare::Comparison;
+use crate::core::layer0::{Layer0, Unavailable};
 use crate::core::positional::PositionScheme;
 use crate::core::vocabulary::{Token, VocabKind};
 use crate::core::weights::{
@@ -34,9 +36,11 @@ use crate::view_state::{Detail, WideStyle, WideView};
 
 pub use compare::CompareMode;
 pub use derive::{MAX_VIEW_TOKENS, NEAREST_ROWS, Neighbours, Recomputations, Views};
+pub use layer0::{Layer0View, RealComparison};
 pub use navigation::{Focus, PAGE_ROWS};
 pub use prompt::{Prompt, PromptKind};
 pub use settings::DIMS_STEP;
+pub use sources::RealLayer;
 
 use derive::{Derived, Inputs};
 use editor::Editor;
@@ -61,6 +65,20 @@ fn unbound(c: char) -> String {
     )
 }
 
+/// What `u` says when the model's own layer 0 is shown: its mask is the model's.
+fn own_mask_note(layer: &Layer0) -> String {
+    let mask = if layer.is_causal() {
+        "causal: each token sees only itself and the tokens before it"
+    } else {
+        "unmasked: every token sees every token"
+    };
+    format!(
+        "the model's own layer 0 is {mask}, as the model was trained; {} applies to the seeded \
+         head of the built-in vocabularies",
+        key(&Action::ToggleCausal)
+    )
+}
+
 /// The terminal size assumed until the terminal reports its own.
 const DEFAULT_SCREEN: (u16, u16) = (80, 24);
 
@@ -79,6 +97,8 @@ pub struct Options {
     pub theme: Theme,
     /// A model opened from files, explored first; `v` also reaches the built-in vocabularies.
     pub model: Option<EmbeddingModel>,
+    /// That model's own first attention layer, or why it cannot be computed.
+    pub layer0: Option<Result<Layer0, Unavailable>>,
     /// The width of the built-in gpt2 tables.
     pub gpt2_dims: usize,
     /// Whether a model's tokenizer adds its special tokens (such as `[CLS]`).
@@ -90,6 +110,9 @@ pub struct Options {
     /// Tables with at least this many numbers have their whole-matrix scans (nearest rows) on
     /// a worker thread, so keys never wait for them.
     pub background_scan_from: usize,
+    /// Runs of the model's own layer 0 with at least this many multiply-adds run on a worker
+    /// thread.
+    pub background_layer0_from: usize,
 }
 
 impl Default for Options {
@@ -101,11 +124,13 @@ impl Default for Options {
             seed: DEFAULT_SEED,
             theme: Theme::new(true),
             model: None,
+            layer0: None,
             gpt2_dims: as_width(DEFAULT_GPT2_DIMS),
             special_tokens: true,
             ids: false,
             lesson: false,
             background_scan_from: scan::BACKGROUND_SCAN_FROM,
+            background_layer0_from: layer0::BACKGROUND_LAYER0_FROM,
         }
     }
 }
@@ -124,6 +149,7 @@ pub struct App {
     status: Option<String>,
     theme: Theme,
     background_scan_from: usize,
+    background_layer0_from: usize,
 }
 
 impl App {
@@ -141,6 +167,7 @@ impl App {
             editor: Editor::new(&options.sentence),
             sources: Sources::new(
                 options.model,
+                options.layer0,
                 options.vocab,
                 options.seed,
                 options.gpt2_dims,
@@ -150,6 +177,8 @@ impl App {
                 overlay,
                 scheme,
                 mask: Mask::None,
+                head: 0,
+                head_overview: false,
                 detail: Detail::Lookups,
                 wide_view: WideView::Strip,
                 first_dim: 0,
@@ -167,6 +196,7 @@ impl App {
             status: None,
             theme: options.theme,
             background_scan_from: options.background_scan_from,
+            background_layer0_from: options.background_layer0_from,
         };
         app.derive();
         if options.lesson {
@@ -207,6 +237,8 @@ impl App {
                 .map(|(text, revision)| (text.as_str(), *revision)),
             seed: self.sources.seed(),
             background_scan_from: self.background_scan_from,
+            layer0: self.sources.layer0(),
+            background_layer0_from: self.background_layer0_from,
         };
         self.derived.derive(&inputs, &mut self.nav);
     }
@@ -239,15 +271,10 @@ impl App {
             }
             Action::ToggleCompare => self.toggle_compare(),
             Action::ShowDetail(detail) => self.settings.show_detail(detail),
-            Action::ToggleCausal => {
-                self.settings.mask = self.settings.mask.toggled();
-                self.status = Some(match self.settings.mask {
-                    Mask::None => "attention unmasked: every token sees every token".to_owned(),
-                    Mask::Causal => "causal mask: each token sees only itself and the tokens \
-                                     before it"
-                        .to_owned(),
-                });
-            }
+            Action::PreviousHead => self.choose_head(-1),
+            Action::NextHead => self.choose_head(1),
+            Action::ToggleHeadOverview => self.toggle_head_overview(),
+            Action::ToggleCausal => self.toggle_causal(),
             Action::ToggleLesson => self.toggle_lesson(),
             Action::Answer(choice) => self.answer(choice),
             Action::LessonNext => self.lesson_next(),
@@ -313,9 +340,27 @@ impl App {
         }
     }
 
-    /// Goes back one level: the open pane closes, else compare mode ends; never quits.
+    /// Adds or removes the seeded head's causal mask; the model's own layer 0 keeps its own.
+    fn toggle_causal(&mut self) {
+        if let RealLayer::Open(layer) = self.sources.layer0() {
+            self.status = Some(own_mask_note(layer));
+            return;
+        }
+        self.settings.mask = self.settings.mask.toggled();
+        self.status = Some(match self.settings.mask {
+            Mask::None => "attention unmasked: every token sees every token".to_owned(),
+            Mask::Causal => {
+                "causal mask: each token sees only itself and the tokens before it".to_owned()
+            }
+        });
+    }
+
+    /// Goes back one level: the head overview to one head, the open pane closes, else compare
+    /// mode ends; never quits.
     fn back(&mut self) {
-        if self.settings.detail != Detail::Lookups {
+        if self.settings.head_overview && self.settings.detail == Detail::Attention {
+            self.settings.head_overview = false;
+        } else if self.settings.detail != Detail::Lookups {
             self.settings.detail = Detail::Lookups;
         } else if self.compare.take().is_none() {
             self.status = Some(format!(
@@ -343,6 +388,48 @@ impl App {
     #[must_use]
     pub fn waiting_for_tables(&self) -> bool {
         self.derived.lookups_pending()
+    }
+
+    /// Whether the model's own layer 0 is being computed on a worker (the panes say so).
+    #[must_use]
+    pub fn computing_layer0(&self) -> bool {
+        self.derived.computing_layer0()
+    }
+
+    /// The model in use's own layer 0, why it has none, or that it is a random table.
+    #[must_use]
+    pub fn real_layer(&self) -> RealLayer<'_> {
+        self.sources.layer0()
+    }
+
+    /// The model's own layer 0 over the sentence, while the attention pane is open: `None`
+    /// while it is computed.
+    #[must_use]
+    pub fn layer0_view(&self) -> Option<Result<&Layer0View, &str>> {
+        self.derived.layer0_view()
+    }
+
+    /// Compare mode on the model's own layer 0: `None` while it is computed or without one.
+    #[must_use]
+    pub fn real_comparison(&self) -> Option<Result<&RealComparison, &str>> {
+        self.derived.real_comparison()
+    }
+
+    /// The head of the model's own layer 0 shown, within its heads.
+    #[must_use]
+    pub fn head(&self) -> usize {
+        match self.sources.layer0() {
+            RealLayer::Open(layer) => self.settings.head.min(layer.heads() - 1),
+            _ => 0,
+        }
+    }
+
+    /// Whether every head of the model's own layer 0 is shown at once.
+    #[must_use]
+    pub fn head_overview(&self) -> bool {
+        self.settings.head_overview
+            && self.settings.detail == Detail::Attention
+            && matches!(self.sources.layer0(), RealLayer::Open(_))
     }
 
     /// Whether a whole-matrix scan is running on a worker (the similarity pane says so).

@@ -21,6 +21,10 @@ pub struct Settings {
     pub scheme: PositionScheme,
     /// Whether attention masks future tokens.
     pub mask: Mask,
+    /// The head of the model's own layer 0 the attention pane shows.
+    pub head: usize,
+    /// Whether every head of the model's own layer 0 is shown at once.
+    pub head_overview: bool,
     /// What the pane beside the matrix shows.
     pub detail: Detail,
     /// Strip or exact values for wide vectors.

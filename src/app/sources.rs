@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::core::layer0::{Layer0, Unavailable};
 use crate::core::model_source::ModelSource;
 use crate::core::vocabulary::VocabKind;
 use crate::core::weights::EmbeddingModel;
@@ -15,9 +16,22 @@ enum Source {
     Loaded(Arc<EmbeddingModel>),
 }
 
+/// Whose first attention layer the attention pane shows.
+#[derive(Clone, Copy, Debug)]
+pub enum RealLayer<'a> {
+    /// The model in use is opened from files and its own layer 0 can be computed.
+    Open(&'a Arc<Layer0>),
+    /// The model in use is opened from files, but its layer 0 cannot be computed: why.
+    Unavailable(&'a Unavailable),
+    /// A built-in vocabulary: a random table with no layers of its own.
+    None,
+}
+
 /// The models `v` cycles through, and the one in use.
 pub struct Sources {
     list: Vec<Source>,
+    /// Layer 0 of the model opened from files, or why it cannot be computed.
+    layer0: Option<Result<Arc<Layer0>, Unavailable>>,
     current: usize,
     model: Arc<EmbeddingModel>,
     revision: u64,
@@ -30,6 +44,7 @@ impl Sources {
     #[must_use]
     pub fn new(
         loaded: Option<EmbeddingModel>,
+        layer0: Option<Result<Layer0, Unavailable>>,
         first: VocabKind,
         seed: u64,
         gpt2_dims: usize,
@@ -47,8 +62,15 @@ impl Sources {
             list.push(Source::Builtin(kind, None));
         }
         let model = made(&mut list[0], seed, gpt2_dims);
+        // Only a model opened from files has a layer 0 of its own.
+        let layer0 = if matches!(list[0], Source::Loaded(_)) {
+            layer0.map(|layer| layer.map(Arc::new))
+        } else {
+            None
+        };
         Self {
             list,
+            layer0,
             current: 0,
             model,
             revision: 0,
@@ -80,6 +102,16 @@ impl Sources {
     #[must_use]
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// The model in use's own layer 0, why it has none, or that it is a random table.
+    #[must_use]
+    pub fn layer0(&self) -> RealLayer<'_> {
+        match (&self.list[self.current], &self.layer0) {
+            (Source::Loaded(_), Some(Ok(layer))) => RealLayer::Open(layer),
+            (Source::Loaded(_), Some(Err(why))) => RealLayer::Unavailable(why),
+            _ => RealLayer::None,
+        }
     }
 
     /// The current built-in vocabulary, or `None` for a model opened from files.

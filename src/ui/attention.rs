@@ -19,8 +19,9 @@ use super::vector::{
     wide_legend, wide_line, window, wrap_words,
 };
 use crate::action::fill_keys;
-use crate::app::{App, MAX_VIEW_TOKENS};
+use crate::app::{App, Layer0View, MAX_VIEW_TOKENS, RealLayer};
 use crate::core::attention::{Attention, Mask};
+use crate::core::layer0::Layer0;
 use crate::core::positional::{
     ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
 };
@@ -76,16 +77,27 @@ struct Grid {
     room: usize,
 }
 
+/// The model's own layer 0 and its run over the sentence, when the pane shows them.
+fn real_view(app: &App) -> Option<(&Layer0, &Layer0View)> {
+    match (app.real_layer(), app.layer0_view()) {
+        (RealLayer::Open(layer), Some(Ok(view))) => Some((layer, view)),
+        _ => None,
+    }
+}
+
 impl Grid {
     fn new(app: &App, attention: &Attention, width: usize) -> Self {
-        let mut members: Vec<usize> = app
-            .lookups()
-            .iter()
-            .enumerate()
-            .filter(|(_, lookup)| lookup.input_vector.is_some())
-            .map(|(index, _)| index)
-            .take(MAX_VIEW_TOKENS)
-            .collect();
+        let mut members: Vec<usize> = match real_view(app) {
+            Some((_, view)) => view.members.clone(),
+            None => app
+                .lookups()
+                .iter()
+                .enumerate()
+                .filter(|(_, lookup)| lookup.input_vector.is_some())
+                .map(|(index, _)| index)
+                .take(MAX_VIEW_TOKENS)
+                .collect(),
+        };
         // The head ran over exactly these tokens; never index past its rows.
         members.truncate(attention.weights.nrows());
         let count = members.len();
@@ -188,6 +200,9 @@ pub(super) fn natural_height(app: &App, width: u16) -> usize {
     let Some(attention) = &app.views().attention else {
         return 2 + wrap_words(&nothing_to_attend(app), width).len();
     };
+    if app.head_overview() {
+        return super::head_overview::natural_height(app, width);
+    }
     let grid = Grid::new(app, attention, width);
     let count = grid.members.len();
     2 + 1
@@ -202,6 +217,9 @@ pub(super) fn natural_height(app: &App, width: u16) -> usize {
 
 /// The pane's title, shortened when the pane is narrow.
 fn title(app: &App, width: u16) -> String {
+    if let RealLayer::Open(layer) = app.real_layer() {
+        return super::layer0::title(app, layer, width);
+    }
     let mask = match app.mask() {
         Mask::None => "unmasked",
         Mask::Causal => "causal mask",
@@ -225,7 +243,9 @@ fn title(app: &App, width: u16) -> String {
 }
 
 fn nothing_to_attend(app: &App) -> String {
-    if app.tokens().is_empty() {
+    if let Some(waiting) = super::layer0::waiting(app) {
+        waiting
+    } else if app.tokens().is_empty() {
         "No tokens yet: type a sentence, and the head will relate its words to one another."
             .to_owned()
     } else {
@@ -255,13 +275,28 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Paragraph::new(lines).render(inner, buf);
         return;
     };
+    if app.head_overview() {
+        block.render(area, buf);
+        super::head_overview::render(app, inner, buf);
+        return;
+    }
     let grid = Grid::new(app, attention, width);
     let count = grid.members.len();
-    let with_rows = app
-        .lookups()
-        .iter()
-        .filter(|lookup| lookup.input_vector.is_some())
-        .count();
+    let with_rows = if real_view(app).is_some() {
+        let rows = match app.real_layer() {
+            RealLayer::Open(layer) => layer.token_rows(),
+            _ => 0,
+        };
+        app.tokens()
+            .iter()
+            .filter(|token| token.id.is_some_and(|id| id < rows))
+            .count()
+    } else {
+        app.lookups()
+            .iter()
+            .filter(|lookup| lookup.input_vector.is_some())
+            .count()
+    };
     let block = if with_rows > count {
         let note = format!(" the first {count} of {with_rows} tokens ");
         block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
@@ -557,6 +592,9 @@ fn output_lines(
 
 /// What the learner should see in the heat map and the outputs, wrapped to the width.
 fn finding(app: &App, attention: &Attention, grid: &Grid, width: usize) -> Vec<String> {
+    if let Some((layer, view)) = real_view(app) {
+        return super::layer0::finding(app, layer, view, width);
+    }
     let tokens = app.tokens();
     let first = grid
         .members
@@ -643,11 +681,16 @@ fn extra(
     width: usize,
     theme: Theme,
 ) -> Vec<Line<'static>> {
-    match app.active_scheme() {
+    if let Some((_, view)) = real_view(app) {
+        return super::layer0::extra(app, view, width, theme);
+    }
+    let mut lines = super::layer0::unavailable(app, width, theme);
+    lines.extend(match app.active_scheme() {
         PositionScheme::Rope => rope_lines(app, width, theme),
         PositionScheme::Alibi => alibi_lines(app, attention, grid, width, theme),
         PositionScheme::None | PositionScheme::Learned | PositionScheme::Sinusoidal => Vec::new(),
-    }
+    });
+    lines
 }
 
 /// How `RoPE` turns the first pairs of the current token's vector, and keeps each pair's length.

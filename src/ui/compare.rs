@@ -11,8 +11,9 @@ use super::vector::{
     VALUE_WIDTH, display_width, format_value, is_wide, pad, values_per_line, wide_line, wrap_words,
 };
 use crate::action::{Action, key};
-use crate::app::App;
+use crate::app::{App, RealLayer};
 use crate::core::compare::{Comparison, Wording};
+use crate::core::layer0::claim::Verdict;
 use crate::theme::Theme;
 
 /// Columns of a token's label: marker, position, text, id, partner.
@@ -49,9 +50,10 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if app.compare().is_none() {
         return;
     }
-    let mask = match app.mask() {
-        crate::core::attention::Mask::None => "unmasked attention",
-        crate::core::attention::Mask::Causal => "causal attention",
+    let mask = match (app.real_layer(), app.mask()) {
+        (RealLayer::Open(_), _) => "the model's own layer 0",
+        (_, crate::core::attention::Mask::None) => "unmasked attention",
+        (_, crate::core::attention::Mask::Causal) => "causal attention",
     };
     let title = format!(
         " Compare · {} · {mask} · {} leaves ",
@@ -297,16 +299,23 @@ fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
     if let Some(sentence) = verdicts.input_sentence(comparison.scheme) {
         lines.push(Line::raw(sentence));
     }
-    let attention_style = if verdicts.attention.is_identical() {
-        theme.finding()
+    let real = real_layer_line(app, theme);
+    let seeded = real.is_none();
+    if let Some(line) = real {
+        lines.push(line);
     } else {
-        theme.warning()
-    };
-    lines.push(Line::styled(verdicts.attention_sentence(), attention_style));
+        let attention_style = if verdicts.attention.is_identical() {
+            theme.finding()
+        } else {
+            theme.warning()
+        };
+        lines.push(Line::styled(verdicts.attention_sentence(), attention_style));
+    }
     if let Some(legend) = legend(comparison) {
         lines.push(Line::styled(legend, theme.muted()));
     }
-    for cause in &verdicts.causes {
+    // The causes explain the seeded head's outputs; the model's own verdict says its own.
+    for cause in verdicts.causes.iter().filter(|_| seeded) {
         lines.push(Line::styled(cause.to_string(), theme.muted()));
     }
     for difference in &comparison.id_differences {
@@ -323,6 +332,48 @@ fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
         Span::raw(format!(" ({})", preview(a.mean_token_vector.view()))),
     ]));
     lines
+}
+
+/// The model's own layer 0 on both sentences, when the model has one: its verdict, computed
+/// in `core::layer0::claim`.
+fn real_layer_line(app: &App, theme: Theme) -> Option<Line<'static>> {
+    let RealLayer::Open(layer) = app.real_layer() else {
+        return None;
+    };
+    let (text, style) = match app.real_comparison() {
+        None => (
+            "The model's own layer 0: computing both sentences…".to_owned(),
+            theme.muted(),
+        ),
+        Some(Err(why)) => (
+            format!("The model's own layer 0 cannot run on these sentences: {why}."),
+            theme.warning(),
+        ),
+        Some(Ok(real)) => {
+            let style = if real.judgement.verdict == Verdict::Identical {
+                theme.finding()
+            } else {
+                theme.warning()
+            };
+            let sentence = real.sentence();
+            let mut chars = sentence.chars();
+            let capital: String = chars
+                .next()
+                .into_iter()
+                .flat_map(char::to_uppercase)
+                .collect();
+            (
+                format!(
+                    "{capital}{} (the {} layer's {} heads).",
+                    chars.as_str(),
+                    layer.architecture(),
+                    layer.heads()
+                ),
+                style,
+            )
+        }
+    };
+    Some(Line::styled(text, style))
 }
 
 /// What a label such as `B2` and the `=`/`≠` marks mean, said once with a real example.

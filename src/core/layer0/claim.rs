@@ -128,6 +128,158 @@ impl Judgement {
     }
 }
 
+/// The order that reverses a sentence's words and leaves the tokens its tokenizer added (such
+/// as `[CLS]` and `[SEP]`) where they are: entry `k` is the index, in the sentence, of the
+/// token that stands at `k` in the reversal.
+#[must_use]
+pub fn reversal(special: &[bool]) -> Vec<usize> {
+    let mut words = special
+        .iter()
+        .enumerate()
+        .filter(|&(_, &added)| !added)
+        .map(|(index, _)| index)
+        .rev();
+    special
+        .iter()
+        .enumerate()
+        .map(|(index, &added)| {
+            if added {
+                index
+            } else {
+                words.next().unwrap_or(index)
+            }
+        })
+        .collect()
+}
+
+/// What two copies of one word get from layer 0 in the same sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopiesJudgement {
+    /// `Identical`, or `Differ` with the largest gap (`at` is the two copies' indices).
+    pub verdict: Verdict,
+    /// The first copy's index.
+    pub first: usize,
+    /// The second copy's index.
+    pub second: usize,
+    /// Whether the model's position information was used.
+    pub with_positions: bool,
+    /// Whether the layer masks later tokens.
+    pub causal: bool,
+}
+
+/// Compares the layer-0 outputs of tokens `first` and `second` of one run, number by number.
+#[must_use]
+pub fn judge_copies(causal: bool, run: &Layer0Run, first: usize, second: usize) -> CopiesJudgement {
+    let mut largest: Option<f32> = None;
+    for (x, y) in run.outputs.row(first).iter().zip(run.outputs.row(second)) {
+        if x.to_bits() != y.to_bits() {
+            let gap = (x - y).abs();
+            if largest.is_none_or(|l| gap > l || gap.is_nan()) {
+                largest = Some(gap);
+            }
+        }
+    }
+    let verdict = match largest {
+        None => Verdict::Identical,
+        Some(largest) => Verdict::Differ {
+            largest,
+            at: (first, second),
+        },
+    };
+    CopiesJudgement {
+        verdict,
+        first,
+        second,
+        with_positions: run.with_positions,
+        causal,
+    }
+}
+
+impl CopiesJudgement {
+    /// The verdict in words; `word` is the repeated word, `places` its two positions.
+    #[must_use]
+    pub fn sentence(&self, word: &str, places: (usize, usize)) -> String {
+        let (a, b) = places;
+        match (&self.verdict, self.with_positions, self.causal) {
+            (Verdict::Identical, _, _) => format!(
+                "'{word}' at {a} and {b}: the same layer-0 output, bit for bit; nothing tells \
+                 the two copies apart"
+            ),
+            (Verdict::Differ { largest, .. }, false, true) => format!(
+                "'{word}' at {a} and {b}: outputs differ by up to {largest:.4} with no position \
+                 information at all: under the causal mask the copy at {a} sees only the \
+                 tokens up to it, the copy at {b} sees more"
+            ),
+            (Verdict::Differ { largest, .. }, true, causal) => format!(
+                "'{word}' at {a} and {b}: outputs differ by up to {largest:.4}: the positions \
+                 tell the copies apart{}",
+                if causal { ", and so does the mask" } else { "" }
+            ),
+            (Verdict::Differ { largest, .. }, false, false) => {
+                format!("'{word}' at {a} and {b}: outputs differ by up to {largest:.4}")
+            }
+            (Verdict::DifferentTokens, _, _) => format!("'{word}' at {a} and {b}"),
+        }
+    }
+}
+
+/// One head's query·key score between two copies of a word, by their distance (a `RoPE`
+/// model's [`super::Layer0::copy_scores`] for one head).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopyScores {
+    /// The query head.
+    pub head: usize,
+    /// Whether the queries and keys were rotated by their positions.
+    pub rotated: bool,
+    /// The score at distance 0, 1, 2, …
+    pub scores: Vec<f64>,
+}
+
+impl CopyScores {
+    /// Whether the score is the same at every distance.
+    #[must_use]
+    pub fn is_flat(&self) -> bool {
+        self.scores
+            .first()
+            .is_none_or(|first| self.scores.iter().all(|s| s.to_bits() == first.to_bits()))
+    }
+
+    /// The scores in words, the first `shown` distances listed.
+    #[must_use]
+    pub fn sentence(&self, word: &str, shown: usize) -> String {
+        let head = self.head;
+        if self.is_flat() {
+            let score = self.scores.first().copied().unwrap_or(0.0);
+            let why = if self.rotated {
+                "so the head cannot tell how far apart they are"
+            } else {
+                "with no rotation the head cannot tell how far apart they are"
+            };
+            return format!(
+                "head {head}: the query·key score between two copies of '{word}' is \
+                 {score:.4} at every distance, {why}"
+            );
+        }
+        let listed: Vec<String> = self
+            .scores
+            .iter()
+            .take(shown)
+            .enumerate()
+            .map(|(distance, score)| format!("{distance}: {score:.4}"))
+            .collect();
+        let more = if shown < self.scores.len() {
+            ", …"
+        } else {
+            ""
+        };
+        format!(
+            "head {head}: RoPE turns each query and key by its position, so the score between \
+             two copies of '{word}' changes with their distance — {}{more}",
+            listed.join(", ")
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +329,54 @@ mod tests {
             judge(Architecture::Bert, false, &a, &other).verdict,
             Verdict::DifferentTokens
         );
+    }
+
+    #[test]
+    fn the_reversal_keeps_added_tokens_in_place() {
+        assert_eq!(reversal(&[false, false, false]), [2, 1, 0]);
+        assert_eq!(
+            reversal(&[true, false, false, false, true]),
+            [0, 3, 2, 1, 4]
+        );
+        assert!(reversal(&[]).is_empty());
+    }
+
+    #[test]
+    fn copies_of_a_word_are_judged_on_their_bits() {
+        let same = run(&[7, 2, 7], &[[1.0, 2.0], [0.0, 0.0], [1.0, 2.0]], false);
+        let judgement = judge_copies(false, &same, 0, 2);
+        assert_eq!(judgement.verdict, Verdict::Identical);
+        assert!(judgement.sentence("fox", (0, 2)).contains("bit for bit"));
+        let masked = run(&[7, 2, 7], &[[1.0, 2.0], [0.0, 0.0], [1.0, 2.5]], false);
+        let judgement = judge_copies(true, &masked, 0, 2);
+        assert_eq!(
+            judgement.verdict,
+            Verdict::Differ {
+                largest: 0.5,
+                at: (0, 2)
+            }
+        );
+        let sentence = judgement.sentence("fox", (0, 2));
+        assert!(sentence.contains("0.5000 with no position"), "{sentence}");
+        assert!(sentence.contains("causal mask"), "{sentence}");
+    }
+
+    #[test]
+    fn copy_scores_say_whether_distance_changes_them() {
+        let flat = CopyScores {
+            head: 1,
+            rotated: false,
+            scores: vec![0.5; 4],
+        };
+        assert!(flat.is_flat());
+        assert!(flat.sentence("fox", 3).contains("0.5000 at every distance"));
+        let turned = CopyScores {
+            head: 2,
+            rotated: true,
+            scores: vec![0.5, 0.25, -0.125],
+        };
+        assert!(!turned.is_flat());
+        let sentence = turned.sentence("fox", 2);
+        assert!(sentence.contains("0: 0.5000, 1: 0.2500, …"), "{sentence}");
     }
 }

@@ -49,6 +49,8 @@ pub struct HeadResult {
     /// Row `i`, column `j`: how much token `i` takes from token `j`; each row sums to 1, and
     /// is 0 where the mask hides `j` from `i`.
     pub weights: Array2<f64>,
+    /// Row `i`, column `j`: `q_i · k_j × scale`; minus infinity where the mask hides `j`.
+    pub scores: Array2<f64>,
     /// Row `i`: `Σ_j weights[i][j] · v_j`, the head's output for token `i` (`tokens × head_dims`).
     pub context: Array2<f32>,
 }
@@ -79,12 +81,16 @@ pub fn attend(
             let key = |j: usize| &keys[j * kv_width + kv * dims..][..dims];
             let value = |j: usize| &values[j * kv_width + kv * dims..][..dims];
             let mut weights = Array2::zeros((tokens, tokens));
+            let mut all_scores = Array2::from_elem((tokens, tokens), f64::NEG_INFINITY);
             let mut context = Array2::zeros((tokens, dims));
             for i in 0..tokens {
                 let visible = if causal { i + 1 } else { tokens };
                 let scores: Vec<f64> = (0..visible)
                     .map(|j| exact_dot(query(i), key(j)) * scale)
                     .collect();
+                for (j, &score) in scores.iter().enumerate() {
+                    all_scores[[i, j]] = score;
+                }
                 let mut order: Vec<usize> = (0..visible).collect();
                 order.sort_unstable_by(|&a, &b| {
                     scores[a]
@@ -111,7 +117,11 @@ pub fn attend(
                     *out = round_to_f32(sum);
                 }
             }
-            HeadResult { weights, context }
+            HeadResult {
+                weights,
+                scores: all_scores,
+                context,
+            }
         })
         .collect()
 }

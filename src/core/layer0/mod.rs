@@ -326,32 +326,62 @@ impl Layer0 {
         })
     }
 
-    /// Query head `head`'s score for a key `distance` tokens before the query, both the same
-    /// token `id`, with the model's rotation: the real query·key score between two copies of
-    /// a word as their distance grows. `None` for models without `RoPE` or an id without a
-    /// row.
+    /// Every query head's score between two copies of the token `id`, a key `distance`
+    /// tokens before the query, for each distance in `0..distances`: `scores[head][distance]`.
+    ///
+    /// With the model's rotation the query is turned by `distance` and the key by 0, which
+    /// `RoPE` makes the same as any two positions that far apart; without it every distance
+    /// gives the same score. `None` for models without `RoPE` or an id without a row.
     #[must_use]
-    pub fn copy_scores(&self, id: usize, head: usize, distances: usize) -> Option<Vec<f64>> {
+    pub fn copy_scores(
+        &self,
+        id: usize,
+        distances: usize,
+        with_positions: bool,
+    ) -> Option<Vec<Vec<f64>>> {
         let rope = self.rope.as_ref()?;
         let inputs = self.input.vectors(&[id], false)?;
         let flat = inputs.as_slice()?;
         let dims = self.layout.head_dims;
         let query = self.query.apply(flat);
         let key = self.key.apply(flat);
-        let query = &query[head * dims..(head + 1) * dims];
-        let kv = self.layout.kv_head_of(head);
-        let key = &key[kv * dims..(kv + 1) * dims];
-        let mut rotated_key = key.to_vec();
-        rope.rotate(&mut rotated_key, 0);
-        Some(
-            (0..distances)
-                .map(|distance| {
-                    let mut rotated = query.to_vec();
-                    rope.rotate(&mut rotated, distance);
-                    heads::exact_dot(&rotated, &rotated_key) * self.scale
-                })
-                .collect(),
-        )
+        let scores = (0..self.layout.heads)
+            .map(|head| {
+                let query = &query[head * dims..(head + 1) * dims];
+                let kv = self.layout.kv_head_of(head);
+                let key = &key[kv * dims..(kv + 1) * dims];
+                (0..distances)
+                    .map(|distance| {
+                        let mut rotated = query.to_vec();
+                        if with_positions {
+                            rope.rotate(&mut rotated, distance);
+                        }
+                        heads::exact_dot(&rotated, key) * self.scale
+                    })
+                    .collect()
+            })
+            .collect();
+        Some(scores)
+    }
+
+    /// Rows of the token table: ids from 0 to one less have a row.
+    #[must_use]
+    pub fn token_rows(&self) -> usize {
+        self.input.token_table().rows()
+    }
+
+    /// Numbers in each token vector the layer reads.
+    #[must_use]
+    pub fn hidden(&self) -> usize {
+        self.input.token_table().cols()
+    }
+
+    /// Multiply-adds of the query, key and value projections for `tokens` tokens: the bulk of
+    /// the layer's work, which decides whether it runs off the key path.
+    #[must_use]
+    pub fn projection_work(&self, tokens: usize) -> usize {
+        let widths = self.layout.query_width() + 2 * self.layout.kv_width();
+        tokens.saturating_mul(self.hidden()).saturating_mul(widths)
     }
 }
 
@@ -443,5 +473,61 @@ fn epsilon(settings: &Settings, keys: &[&str], default: f64) -> Result<(f64, Str
             keys[0]
         ),
         None => Ok((default, format!("{} {default:e} (the default)", keys[0]))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::model_file::open_layer0;
+
+    fn llama() -> Layer0 {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/layer0/llama_gqa_bf16");
+        open_layer0(&folder).unwrap().unwrap()
+    }
+
+    #[expect(clippy::float_cmp, reason = "the same arithmetic gives the same bits")]
+    #[test]
+    fn copy_scores_are_the_scores_the_layer_itself_computes_for_two_copies() {
+        let layer = llama();
+        let id = 5;
+        let rotated = layer.copy_scores(id, 4, true).unwrap();
+        let plain = layer.copy_scores(id, 4, false).unwrap();
+        assert_eq!(rotated.len(), layer.heads());
+        // The word, then two other tokens, then the word again: three tokens apart.
+        let run = layer.run(&[id, 1, 2, id], true).unwrap();
+        let still = layer.run(&[id, 1, 2, id], false).unwrap();
+        for head in 0..layer.heads() {
+            let (turned, flat) = (&rotated[head], &plain[head]);
+            // Distance 0 turns nothing; without the rotation no distance changes the score.
+            assert_eq!(turned[0], flat[0]);
+            assert!(flat.iter().all(|&score| score == flat[0]), "{flat:?}");
+            // The layer's own score of the second copy's query against the first copy's key.
+            assert_eq!(run.heads[head].scores[[3, 0]], turned[3]);
+            assert_eq!(still.heads[head].scores[[3, 0]], flat[0]);
+            // RoPE: only the distance matters (up to float32 rounding of the rotations).
+            let at_3 = run.heads[head].scores[[3, 3]];
+            assert!((at_3 - turned[0]).abs() <= 1e-5 * turned[0].abs().max(1.0));
+            // The causal mask hides the later copy from the first.
+            assert_eq!(run.heads[head].scores[[0, 3]], f64::NEG_INFINITY);
+        }
+        assert!(
+            rotated.iter().any(|scores| scores[3] != scores[0]),
+            "the rotation changes some head's score with distance"
+        );
+    }
+
+    #[test]
+    fn copy_scores_need_rope_and_a_row() {
+        let layer = llama();
+        let rows = layer.input.token_table().rows();
+        assert!(layer.copy_scores(rows, 2, true).is_none());
+        let bert = open_layer0(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert"),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(bert.copy_scores(1, 2, true).is_none());
     }
 }

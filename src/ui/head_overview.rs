@@ -1,0 +1,178 @@
+//! Every head of the model's own layer 0 at once: each head's weights as a small heat map, one
+//! cell a weight, its shade (and with colour its background) darker to brighter as the weight
+//! grows, so heads that look at the same tokens show the same picture.
+
+use std::fmt::Write as _;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::heatmap::HeatScale;
+use super::vector::{fit, window, wrap_words};
+use crate::action::fill_keys;
+use crate::app::App;
+use crate::core::layer0::heads::HeadResult;
+use crate::theme::{CURRENT_MARKER, Theme};
+
+/// The most tokens a small map shows (the first ones); the single-head view shows more.
+const MAP_TOKENS: usize = 16;
+/// Columns between two maps: a space, a thin rule, a space.
+const GAP: usize = 3;
+
+/// How the maps are laid out at a width.
+struct Maps {
+    /// Tokens each map shows.
+    tokens: usize,
+    /// Columns a map takes, its label included.
+    map_width: usize,
+    /// Maps side by side.
+    per_row: usize,
+    /// How many heads there are.
+    heads: usize,
+}
+
+impl Maps {
+    fn new(heads: &[HeadResult], width: usize) -> Self {
+        let tokens = heads
+            .first()
+            .map_or(0, |head| head.weights.nrows())
+            .min(MAP_TOKENS);
+        let label = format!("{} h{}", CURRENT_MARKER, heads.len().saturating_sub(1)).len();
+        let map_width = tokens.max(label.min(6));
+        let per_row = ((width + GAP) / (map_width + GAP)).max(1);
+        Self {
+            tokens,
+            map_width,
+            per_row,
+            heads: heads.len(),
+        }
+    }
+
+    /// Rows of maps.
+    fn map_rows(&self) -> usize {
+        self.heads.div_ceil(self.per_row)
+    }
+
+    /// Lines a row of maps takes: a label line and one line a token.
+    fn row_height(&self) -> usize {
+        1 + self.tokens
+    }
+}
+
+/// The lines above the maps: what a map is, the keys, and the tokens in order.
+fn caption(app: &App, left_out: usize, width: usize) -> Vec<String> {
+    let mut text = fill_keys(
+        "Every head's weights: row = query, column = key, ░▒▓█ larger, · masked. \
+         {PreviousHead} {NextHead} head, {ToggleHeadOverview}/{Back} one head.",
+    );
+    if left_out > 0 {
+        let _ = write!(text, " The first {MAP_TOKENS} tokens only.");
+    }
+    let mut lines = wrap_words(&text, width);
+    let mut tokens = String::from("tokens:");
+    if let Some(Ok(view)) = app.layer0_view() {
+        for (k, &member) in view.members.iter().take(MAP_TOKENS).enumerate() {
+            let _ = write!(tokens, " {k} {}", app.tokens()[member].text);
+        }
+    }
+    lines.push(fit(&tokens, width));
+    lines
+}
+
+/// The rows the overview would like at a width, borders included.
+pub(super) fn natural_height(app: &App, width: usize) -> usize {
+    let Some(Ok(view)) = app.layer0_view() else {
+        return 3;
+    };
+    let maps = Maps::new(&view.run.heads, width);
+    let left_out = view.members.len().saturating_sub(MAP_TOKENS);
+    2 + caption(app, left_out, width).len() + maps.map_rows() * maps.row_height()
+}
+
+/// Draws the maps in the pane's inner area, keeping the current head's row in view.
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let Some(Ok(view)) = app.layer0_view() else {
+        return;
+    };
+    let width = usize::from(area.width);
+    let heads = &view.run.heads;
+    let maps = Maps::new(heads, width);
+    let left_out = view.members.len().saturating_sub(MAP_TOKENS);
+    let mut lines: Vec<Line> = caption(app, left_out, width)
+        .into_iter()
+        .map(|line| Line::styled(line, theme.muted()))
+        .collect();
+    let room = usize::from(area.height).saturating_sub(lines.len());
+    let fitting = (room / maps.row_height().max(1)).max(1);
+    let current_row = app.head() / maps.per_row;
+    let shown = window(maps.map_rows(), fitting, current_row);
+    if shown.len() < maps.map_rows() {
+        let first = shown.start * maps.per_row;
+        let last = (shown.end * maps.per_row).min(maps.heads) - 1;
+        lines.push(Line::styled(
+            fit(
+                &format!(
+                    "heads {first}–{last} of {} shown; the rest above or below",
+                    maps.heads
+                ),
+                width,
+            ),
+            theme.muted(),
+        ));
+    }
+    for map_row in shown {
+        let first = map_row * maps.per_row;
+        let row_heads = first..(first + maps.per_row).min(maps.heads);
+        lines.push(label_line(app, &maps, row_heads.clone(), theme));
+        for query in 0..maps.tokens {
+            let mut spans = Vec::new();
+            for head in row_heads.clone() {
+                spans.extend(cells(&heads[head], query, maps.tokens, theme));
+                // The rule keeps maps apart where their cells are blank (weights near 0).
+                let pad = maps.map_width - maps.tokens;
+                spans.push(Span::raw(" ".repeat(pad + 1)));
+                spans.push(Span::styled("│ ", theme.muted()));
+            }
+            lines.push(Line::from(spans));
+        }
+    }
+    Paragraph::new(lines).render(area, buf);
+}
+
+/// Each map's label: `h3`, the current head marked and reversed.
+fn label_line(
+    app: &App,
+    maps: &Maps,
+    heads: std::ops::Range<usize>,
+    theme: Theme,
+) -> Line<'static> {
+    let mut spans = Vec::new();
+    for head in heads {
+        let (text, style) = if head == app.head() {
+            (format!("{CURRENT_MARKER}h{head}"), theme.current())
+        } else {
+            (format!(" h{head}"), theme.muted())
+        };
+        let text = fit(&text, maps.map_width);
+        let pad = maps.map_width + GAP - text.chars().count();
+        spans.push(Span::styled(text, style));
+        spans.push(Span::raw(" ".repeat(pad)));
+    }
+    Line::from(spans)
+}
+
+/// One query's row of a head's map: a heat cell a key, `·` where the mask hides it.
+fn cells(head: &HeadResult, query: usize, tokens: usize, theme: Theme) -> Vec<Span<'static>> {
+    (0..tokens)
+        .map(|key| {
+            if head.scores[[query, key]] == f64::NEG_INFINITY {
+                Span::styled("·", theme.muted())
+            } else {
+                HeatScale::Weight.cell(head.weights[[query, key]], 1, 0, false, theme)
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,365 @@
+//! The attention pane on the model's own layer 0: a small BERT-style checkpoint this file
+//! writes, explored through the real update path and drawn on a `TestBackend`.
+
+use std::path::{Path, PathBuf};
+
+use embedlens::app::{App, Options};
+use embedlens::core::model_file::{OpenOptions, open_layer0, open_model};
+use embedlens::theme::Theme;
+use insta::assert_snapshot;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+
+/// Hidden width of the test checkpoint.
+const HIDDEN: usize = 16;
+/// Its heads (of 4 numbers each).
+const HEADS: usize = 4;
+/// Its vocabulary: the special tokens, then a few words.
+const WORDS: [&str; 10] = [
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "dog", "bites", "man", "fox", "a",
+];
+/// Rows of its position table.
+const POSITIONS: usize = 32;
+
+/// A folder removed when the test ends.
+struct Folder(PathBuf);
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A deterministic, well-spread number for element `index` of tensor `tensor`.
+fn value(tensor: usize, index: usize) -> f32 {
+    let mixed = ((index as u64) ^ ((tensor as u64) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    #[expect(clippy::cast_precision_loss, reason = "a 24-bit fraction")]
+    let unit = (mixed >> 40) as f32 / (1u64 << 24) as f32;
+    (unit - 0.5) * 2.0
+}
+
+/// Writes a safetensors file of float32 tensors, each `(name, shape)` filled by [`value`].
+fn write_safetensors(path: &Path, tensors: &[(&str, Vec<usize>)]) {
+    let mut header = serde_json::Map::new();
+    let mut data = Vec::new();
+    for (tensor, (name, shape)) in tensors.iter().enumerate() {
+        let start = data.len();
+        for index in 0..shape.iter().product::<usize>() {
+            let number = if name.ends_with("LayerNorm.weight") {
+                1.0 + value(tensor, index) / 4.0
+            } else {
+                value(tensor, index)
+            };
+            data.extend(number.to_le_bytes());
+        }
+        header.insert(
+            (*name).to_owned(),
+            json!({"dtype": "F32", "shape": shape, "data_offsets": [start, data.len()]}),
+        );
+    }
+    let mut text = serde_json::Value::Object(header).to_string();
+    while !text.len().is_multiple_of(8) {
+        text.push(' ');
+    }
+    let mut bytes = (text.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(text.as_bytes());
+    bytes.extend(data);
+    std::fs::write(path, bytes).expect("a written safetensors file");
+}
+
+/// A word-level tokenizer that adds `[CLS]` and `[SEP]`, as BERT's does.
+fn tokenizer() -> serde_json::Value {
+    let special: Vec<_> = WORDS[..4]
+        .iter()
+        .enumerate()
+        .map(|(id, word)| {
+            json!({"id": id, "content": word, "single_word": false, "lstrip": false,
+                   "rstrip": false, "normalized": false, "special": true})
+        })
+        .collect();
+    let vocab: serde_json::Map<String, serde_json::Value> = WORDS
+        .iter()
+        .enumerate()
+        .map(|(id, word)| ((*word).to_owned(), json!(id)))
+        .collect();
+    json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": special,
+        "normalizer": null, "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": {"type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                       {"Sequence": {"id": "A", "type_id": 0}},
+                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                     {"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
+                     {"Sequence": {"id": "B", "type_id": 1}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
+                               "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}},
+        "decoder": null,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
+    })
+}
+
+/// A BERT-style checkpoint folder: embeddings, their `LayerNorm`, and layer 0's query, key
+/// and value layers, with `config.json` and `tokenizer.json`.
+fn write_bert(name: &str) -> Folder {
+    let parent =
+        std::env::temp_dir().join(format!("embedlens-ui-layer0-{}-{name}", std::process::id()));
+    // The model is named after its folder on screen: the same name in every run.
+    let folder = parent.join("tiny-bert");
+    std::fs::create_dir_all(&folder).expect("a temp folder");
+    let attention = "bert.encoder.layer.0.attention.self.";
+    let mut tensors = vec![
+        (
+            "bert.embeddings.word_embeddings.weight",
+            vec![WORDS.len(), HIDDEN],
+        ),
+        (
+            "bert.embeddings.position_embeddings.weight",
+            vec![POSITIONS, HIDDEN],
+        ),
+        (
+            "bert.embeddings.token_type_embeddings.weight",
+            vec![2, HIDDEN],
+        ),
+        ("bert.embeddings.LayerNorm.weight", vec![HIDDEN]),
+        ("bert.embeddings.LayerNorm.bias", vec![HIDDEN]),
+    ];
+    let names: Vec<(String, Vec<usize>)> = ["query", "key", "value"]
+        .iter()
+        .flat_map(|layer| {
+            [
+                (format!("{attention}{layer}.weight"), vec![HIDDEN, HIDDEN]),
+                (format!("{attention}{layer}.bias"), vec![HIDDEN]),
+            ]
+        })
+        .collect();
+    tensors.extend(
+        names
+            .iter()
+            .map(|(name, shape)| (name.as_str(), shape.clone())),
+    );
+    write_safetensors(&folder.join("model.safetensors"), &tensors);
+    let config = json!({
+        "model_type": "bert", "hidden_size": HIDDEN, "num_attention_heads": HEADS,
+        "layer_norm_eps": 1e-12, "max_position_embeddings": POSITIONS,
+        "vocab_size": WORDS.len(), "type_vocab_size": 2, "pad_token_id": 0
+    });
+    std::fs::write(folder.join("config.json"), config.to_string()).expect("config.json");
+    std::fs::write(folder.join("tokenizer.json"), tokenizer().to_string()).expect("tokenizer");
+    Folder(parent)
+}
+
+/// The explorer on the checkpoint in `folder`, its own layer 0 read as `main` reads it.
+fn explorer(folder: &Path, sentence: &str, background_from: usize) -> App {
+    let model = open_model(folder, &OpenOptions::default()).expect("the model opens");
+    let layer0 = open_layer0(folder).expect("the files read");
+    assert!(layer0.is_ok(), "the checkpoint has a layer 0");
+    App::new(Options {
+        sentence: sentence.to_owned(),
+        theme: Theme::new(false),
+        model: Some(model),
+        layer0: Some(layer0),
+        background_layer0_from: background_from,
+        ..Options::default()
+    })
+}
+
+fn press(app: &mut App, codes: &[KeyCode]) {
+    for &code in codes {
+        app.handle_event(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+}
+
+fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, &[KeyCode::Char(c)]);
+    }
+}
+
+fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
+    terminal
+        .draw(|frame| frame.render_widget(app, frame.area()))
+        .expect("draw");
+    terminal
+}
+
+/// The screen's words in reading order, each pane's wrapped lines joined: the right-hand
+/// pane of a row (after the seam `││`) is read on its own, then the spaces collapsed.
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let terminal = draw(app, width, height);
+    let buffer = terminal.backend().buffer();
+    let mut left = Vec::new();
+    let mut right = Vec::new();
+    for y in 0..buffer.area.height {
+        let row: String = (0..buffer.area.width)
+            .map(|x| buffer[(x, y)].symbol().to_owned())
+            .collect();
+        match row.split_once("││") {
+            Some((first, second)) => {
+                left.push(first.to_owned());
+                right.push(second.to_owned());
+            }
+            None => left.push(row),
+        }
+    }
+    left.extend(right);
+    let text = left.join(" ").replace(['│', '╭', '╮', '╰', '╯', '─'], " ");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The explorer at the attention pane of "the dog bites the man".
+fn at_attention(name: &str) -> (Folder, App) {
+    let folder = write_bert(name);
+    let mut app = explorer(
+        &folder.0.join("tiny-bert"),
+        "the dog bites the man",
+        usize::MAX,
+    );
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "a");
+    (folder, app)
+}
+
+#[test]
+fn the_attention_pane_shows_the_models_own_layer_0() {
+    let (_folder, mut app) = at_attention("pane");
+    for (width, height) in [(80, 24), (120, 40)] {
+        let text = screen(&app, width, height);
+        assert!(text.contains("head 0"), "{text}");
+        assert_snapshot!(
+            format!("own_layer0_no_positions_{width}x{height}"),
+            draw(&app, width, height).backend()
+        );
+    }
+    keys(&mut app, "p}");
+    for (width, height) in [(80, 24), (120, 40)] {
+        assert_snapshot!(
+            format!("own_layer0_positions_head1_{width}x{height}"),
+            draw(&app, width, height).backend()
+        );
+    }
+}
+
+#[test]
+fn without_positions_the_reversal_is_identical_and_with_them_it_differs() {
+    let (_folder, mut app) = at_attention("claim");
+    let text = screen(&app, 200, 60);
+    assert!(text.contains("Against its reversal"), "{text}");
+    assert!(
+        text.contains("same output in both orders, bit for bit"),
+        "{text}"
+    );
+    assert!(
+        text.contains("'the' at 1 and 4: the same layer-0 output"),
+        "{text}"
+    );
+    keys(&mut app, "p");
+    let text = screen(&app, 200, 60);
+    // The verdict from before the toggle is gone; the one after it says by how much.
+    assert!(!text.contains("bit for bit"), "{text}");
+    assert!(text.contains("the outputs differ, by up to"), "{text}");
+    assert!(
+        text.contains("the positions tell the copies apart"),
+        "{text}"
+    );
+}
+
+#[test]
+fn braces_choose_the_head_and_the_overview_shows_every_head() {
+    let (_folder, mut app) = at_attention("heads");
+    keys(&mut app, "{");
+    assert_eq!(app.head(), 0);
+    assert_eq!(app.status(), Some("head 0 is the first head"));
+    keys(&mut app, "}}}}}");
+    assert_eq!(app.head(), HEADS - 1);
+    assert!(screen(&app, 120, 40).contains("head 3 of 4"));
+    keys(&mut app, "H");
+    assert!(app.head_overview());
+    for (width, height) in [(80, 24), (120, 40)] {
+        let text = screen(&app, width, height);
+        assert!(text.contains("▶h3"), "{text}");
+        assert_snapshot!(
+            format!("own_layer0_overview_{width}x{height}"),
+            draw(&app, width, height).backend()
+        );
+    }
+    // Esc goes back one level at a time and never quits.
+    press(&mut app, &[KeyCode::Esc]);
+    assert!(!app.head_overview());
+    assert!(screen(&app, 120, 40).contains("head 3 of 4"));
+    press(&mut app, &[KeyCode::Esc]);
+    assert!(!screen(&app, 120, 40).contains("head 3 of 4"));
+    press(&mut app, &[KeyCode::Esc, KeyCode::Esc]);
+    assert!(app.is_running());
+}
+
+#[test]
+fn the_compare_mode_judges_on_the_models_own_layer() {
+    let folder = write_bert("compare");
+    let mut app = explorer(
+        &folder.0.join("tiny-bert"),
+        "the dog bites the man",
+        usize::MAX,
+    );
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "c");
+    let text = screen(&app, 200, 60);
+    assert!(text.contains("the model's own layer 0"), "{text}");
+    assert!(
+        text.contains("Without its position table, the model's own layer 0 gives every word"),
+        "{text}"
+    );
+    keys(&mut app, "p");
+    let text = screen(&app, 200, 60);
+    assert!(
+        text.contains("With its position information, the outputs differ, by up to"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_large_layer_runs_on_a_worker_and_keys_never_wait_for_it() {
+    let folder = write_bert("worker");
+    // Everything counts as large: the layer runs on the worker thread.
+    let mut app = explorer(&folder.0.join("tiny-bert"), "the dog bites the man", 0);
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "a");
+    let started = std::time::Instant::now();
+    while app.computing_layer0() {
+        assert!(started.elapsed().as_secs() < 30, "the worker finishes");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        app.update(embedlens::action::Action::Tick);
+    }
+    let text = screen(&app, 200, 60);
+    assert!(text.contains("bit for bit"), "{text}");
+    // A toggle takes the old verdict off the screen at once, before the new one is ready.
+    keys(&mut app, "p");
+    let text = screen(&app, 200, 60);
+    assert!(!text.contains("bit for bit"), "{text}");
+    assert!(
+        text.contains("Computing the model's own layer 0") || text.contains("differ"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_built_in_tables_keep_the_seeded_head_and_say_so_for_braces() {
+    let mut app = App::new(Options {
+        theme: Theme::new(false),
+        ..Options::default()
+    });
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "}");
+    assert!(
+        app.status()
+            .is_some_and(|status| status.contains("one seeded head")),
+        "{:?}",
+        app.status()
+    );
+    assert_eq!(app.head(), 0);
+}
