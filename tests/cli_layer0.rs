@@ -172,6 +172,44 @@ fn attention_refuses_what_it_cannot_compute() {
 }
 
 #[test]
+fn attention_is_computed_for_a_stated_number_of_tokens_at_most() {
+    // A Llama-style model with a long context: its own limit would allow 4096 tokens, whose
+    // weights alone take heads × 4096² numbers; the stated cap refuses them first.
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(fixture("llama_gqa_bf16")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+    }
+    let config = dir.path().join("config.json");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let long = text.replace(
+        "\"max_position_embeddings\": 64",
+        "\"max_position_embeddings\": 4096",
+    );
+    assert_ne!(text, long, "the fixture states its context length");
+    std::fs::write(&config, long).unwrap();
+    let model = dir.path().to_str().unwrap();
+    let ids = |count: usize| vec!["1"; count].join(",");
+    let error = failure(&["attention", "--model", model, "--ids", &ids(1025)]);
+    assert!(
+        error.contains("1025 tokens: layer 0 is computed for at most 1024 tokens here"),
+        "{error}"
+    );
+    let json = stdout_of(&[
+        "attention",
+        "--model",
+        model,
+        "--ids",
+        &ids(1024),
+        "--head",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert!(json.contains("\"heads\""));
+}
+
+#[test]
 fn compare_with_a_bert_model_shows_the_claim_on_its_own_layer() {
     let table = stdout_of(&[
         "compare",

@@ -824,6 +824,40 @@ fn compare_mode_takes_a_very_long_sentence_within_bounds_and_says_what_was_left_
     session.assert_clean_exit();
 }
 
+#[test]
+fn typing_after_a_megabyte_paste_stays_bounded_and_says_what_was_left_out() {
+    // 1 GiB of address space: looking up every token of the paste held over 1 GB here, and
+    // every key typed after it looked them all up again.
+    let mut session = Session::launch_limited(&["--vocab", "gpt2"], 1 << 20);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(CTRL_U);
+    session.wait_for_text("Tokens · 0 ");
+    let long = "the fox bites the man ".repeat(1_000_000 / 22);
+    let mut paste = b"\x1b[200~".to_vec();
+    paste.extend_from_slice(long.as_bytes());
+    paste.extend_from_slice(b"\x1b[201~");
+    session.press_bounded(paste);
+    let screen = session.wait_for_text("Tokens · first 4096 tokens read, the ");
+    let unread = |screen: &str| -> usize {
+        let line = line_with(screen, &["Tokens · first 4096 tokens read, the "]);
+        let (_, after) = line.split_once("read, the ").expect("the count follows");
+        after
+            .split_whitespace()
+            .next()
+            .and_then(|count| count.parse().ok())
+            .unwrap_or_else(|| panic!("no count of unread characters in {line:?}"))
+    };
+    let before = unread(&screen);
+    // Each key typed at the end of the paste is one more character left out, and is seen.
+    for _ in 0..20 {
+        session.press(b"z");
+    }
+    session.wait_for_text(&format!("the {} characters after them", before + 20));
+    session.wait_for_text("zzzzzzzzzzzzzzzzzzzz");
+    session.press_bounded(CTRL_C.to_vec());
+    session.assert_clean_exit();
+}
+
 /// The number of tokens the token strip's title gives.
 fn token_count(screen: &str) -> usize {
     let title = line_with(screen, &["Tokens · "]);
@@ -938,6 +972,7 @@ fn a_long_line_of_wide_characters_scrolls_sideways_and_keeps_the_current_token_w
 
 #[test]
 fn a_ten_thousand_word_paste_stays_aligned_and_responsive() {
+    use embedlens::core::sentence::MAX_SENTENCE_TOKENS;
     let words = [
         "the",
         "fox",
@@ -957,16 +992,21 @@ fn a_ten_thousand_word_paste_stays_aligned_and_responsive() {
         .copied()
         .collect::<Vec<_>>()
         .join(" ");
-    let tokens = Vocabulary::builtin(VocabKind::Seed)
+    let mut tokens = Vocabulary::builtin(VocabKind::Seed)
         .expect("the seed vocabulary is built in")
         .tokenize(&text);
+    // The explorer reads the first MAX_SENTENCE_TOKENS of them and says how much it left.
+    tokens.truncate(MAX_SENTENCE_TOKENS);
     let count = tokens.len();
+    let unread = text[tokens[count - 1].span.end..].chars().count();
     let mut session = Session::launch(&[]);
     session.wait_for_aligned(&["fox bites the fox", "Weight matrix"]);
     session.press(CTRL_U);
     session.wait_for_aligned(&["Tokens · 0 "]);
     session.paste(&text);
-    session.wait_for_aligned(&[&format!("Tokens · {count} ")]);
+    session.wait_for_aligned(&[&format!(
+        "Tokens · first {count} tokens read, the {unread} characters after them left out"
+    )]);
     session.press(ENTER);
     session.wait_for_aligned(&["EXPLORE", "▶0 "]);
     session.press(END);

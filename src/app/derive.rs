@@ -18,8 +18,9 @@ use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
 use crate::core::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
 use crate::core::metrics::typical_magnitude;
 use crate::core::positional::PositionScheme;
+use crate::core::sentence::{self, Unread};
 use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
-use crate::core::vocabulary::{Token, ids_from_text};
+use crate::core::vocabulary::Token;
 use crate::core::weights::{EmbeddingModel, TokenLookup};
 use crate::view_state::Detail;
 
@@ -132,6 +133,7 @@ pub struct Derived {
     value_scale: f32,
     tokens_stamp: Stamp<(u64, u64, bool, bool)>,
     tokens: Vec<Token>,
+    unread: Option<Unread>,
     used_rows: Vec<usize>,
     lookups_stamp: Stamp<(u64, PositionScheme, bool)>,
     lookups: Vec<TokenLookup>,
@@ -192,12 +194,9 @@ impl Derived {
         );
         let renewed = self.tokens_stamp.renew(key);
         if renewed {
-            self.tokens = match model.tokenizer().filter(|_| !settings.ids) {
-                Some(_) => model
-                    .tokenize_with(inputs.text, settings.special_tokens)
-                    .unwrap_or_default(),
-                None => ids_from_text(inputs.text, model.rows()),
-            };
+            let read = sentence::read(model, inputs.text, settings.special_tokens, settings.ids)
+                .unwrap_or_default();
+            (self.tokens, self.unread) = (read.tokens, read.unread);
             self.used_rows = self.tokens.iter().filter_map(|token| token.id).collect();
             self.used_rows.sort_unstable();
             self.used_rows.dedup();
@@ -499,6 +498,12 @@ impl Derived {
     #[must_use]
     pub fn tokens(&self) -> &[Token] {
         &self.tokens
+    }
+
+    /// The text after the last token read, when the sentence is longer than the explorer reads.
+    #[must_use]
+    pub fn unread(&self) -> Option<&Unread> {
+        self.unread.as_ref()
     }
 
     /// Whether some token of the sentence looks up row `id` (a binary search, not a scan).

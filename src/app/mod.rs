@@ -26,6 +26,7 @@ use crate::core::attention::Mask;
 use crate::core::compare::Comparison;
 use crate::core::layer0::{Layer0, Unavailable};
 use crate::core::positional::PositionScheme;
+use crate::core::sentence::Unread;
 use crate::core::vocabulary::{Token, VocabKind};
 use crate::core::weights::{
     DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
@@ -484,6 +485,12 @@ impl App {
     #[must_use]
     pub fn tokens(&self) -> &[Token] {
         self.derived.tokens()
+    }
+
+    /// The text after the last token read, when the sentence is longer than the explorer reads.
+    #[must_use]
+    pub fn unread(&self) -> Option<&Unread> {
+        self.derived.unread()
     }
 
     /// Whether some token of the sentence looks up row `id` (a binary search, not a scan).

@@ -92,26 +92,37 @@ pub fn open_regular(path: &Path) -> Result<File> {
 /// When the file cannot be opened or read, is not a regular file, is larger than the limit, or
 /// is not UTF-8.
 pub fn read_json_text(path: &Path) -> Result<String> {
+    read_text(path, MAX_JSON_BYTES, "a JSON file")
+}
+
+/// Reads a regular file of at most `limit` bytes as UTF-8 text; `what` names the kind of file
+/// in the message when it is larger.
+///
+/// # Errors
+/// When the file cannot be opened or read, is not a regular file, is larger than the limit, or
+/// is not UTF-8.
+pub fn read_text(path: &Path, limit: u64, what: &str) -> Result<String> {
     let file = open_regular(path)?;
     let too_large = || {
+        let size = if limit >= 1 << 20 {
+            format!("{} MiB", limit >> 20)
+        } else {
+            format!("{limit} bytes")
+        };
         anyhow!(
-            "{}: larger than {} MiB, the most embedlens reads of a JSON file",
-            path.display(),
-            MAX_JSON_BYTES >> 20
+            "{}: larger than {size}, the most embedlens reads of {what}",
+            path.display()
         )
     };
-    if file
-        .metadata()
-        .is_ok_and(|metadata| metadata.len() > MAX_JSON_BYTES)
-    {
+    if file.metadata().is_ok_and(|metadata| metadata.len() > limit) {
         return Err(too_large());
     }
     // The file can grow while it is read, so the read itself stops past the limit too.
     let mut bytes = Vec::new();
-    file.take(MAX_JSON_BYTES + 1)
+    file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|error| anyhow!("{}: cannot read: {error}", path.display()))?;
-    if bytes.len() as u64 > MAX_JSON_BYTES {
+    if bytes.len() as u64 > limit {
         return Err(too_large());
     }
     String::from_utf8(bytes).map_err(|error| {

@@ -11,6 +11,7 @@ pub mod model_source;
 pub mod positional;
 pub mod printable;
 pub mod readout;
+pub mod sentence;
 pub mod similarity;
 pub mod table;
 pub mod tokenizer;

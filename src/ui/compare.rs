@@ -171,7 +171,7 @@ fn sentence_lines(
             format!(
                 "first {} of {} tokens · ",
                 sentence.lookups.len(),
-                sentence.token_count
+                sentence.count_words()
             ),
             theme.warning(),
         ));

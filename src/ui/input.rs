@@ -3,9 +3,10 @@
 
 use ratatui::buffer::{Buffer, CellWidth};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
+use ratatui_textarea::TextArea;
 use unicode_width::UnicodeWidthChar;
 
 use super::vector::display_width;
@@ -58,8 +59,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         };
         Span::styled(label, style).render(label_area, buf);
         match (editing, is_first) {
-            (true, true) => app.textarea().render(text_area, buf),
-            (true, false) => compare.other().render(text_area, buf),
+            (true, true) => render_text_area(app.textarea(), text_area, buf),
+            (true, false) => render_text_area(compare.other(), text_area, buf),
             (false, true) => render_sentence(app, text_area, buf, false),
             (false, false) => Line::raw(compare.other_text()).render(text_area, buf),
         }
@@ -70,7 +71,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool) {
     let theme = app.theme();
     if typing {
-        app.textarea().render(inner, buf);
+        render_text_area(app.textarea(), inner, buf);
         return;
     }
     let text = app.text();
@@ -124,6 +125,57 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool) {
     Paragraph::new(scrolled(&pieces, hidden)).render(inner, buf);
 }
 
+/// Lines longer than this many bytes are drawn by the pane itself while typing. The text area
+/// scrolls sideways by a 16-bit column, so it cannot follow a cursor past column 65,535 (a
+/// pasted megabyte); a line of this many bytes is at most half that wide.
+const LONG_LINE_BYTES: usize = 16_000;
+
+/// A text area being typed into: drawn by itself, or for a very long line, by
+/// [`render_long_line`].
+fn render_text_area(textarea: &TextArea, area: Rect, buf: &mut Buffer) {
+    let ratatui_textarea::DataCursor(row, col) = textarea.cursor();
+    match textarea.lines().get(row) {
+        Some(line) if line.len() > LONG_LINE_BYTES => render_long_line(line, col, area, buf),
+        _ => textarea.render(area, buf),
+    }
+}
+
+/// The cursor's line, scrolled so that the text just typed ends at the cursor at the pane's
+/// right edge (or wherever the cursor stands in a line that starts on screen), the cursor
+/// drawn as the text area draws it (reversed).
+///
+/// Only the bytes that can be on screen are laid out, so a frame costs the same for any length.
+fn render_long_line(line: &str, col: usize, area: Rect, buf: &mut Buffer) {
+    let at = line
+        .char_indices()
+        .nth(col)
+        .map_or(line.len(), |(at, _)| at);
+    let width = usize::from(area.width);
+    // Each column holds at most a few bytes (a character and its combining marks).
+    let mut start = at.saturating_sub(width * 16);
+    while !line.is_char_boundary(start) {
+        start -= 1;
+    }
+    let under = line[at..].chars().next().map_or(0, char::len_utf8);
+    let mut end = (at + under + width * 16).min(line.len());
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &line[start..at];
+    let cursor = if under == 0 {
+        " "
+    } else {
+        &line[at..at + under]
+    };
+    let hidden = display_width(before).saturating_sub(width.saturating_sub(1));
+    let pieces = [
+        (before, Style::new()),
+        (cursor, Style::new().add_modifier(Modifier::REVERSED)),
+        (&line[at + under..end], Style::new()),
+    ];
+    Paragraph::new(scrolled(&pieces, hidden)).render(area, buf);
+}
+
 /// The end of the grapheme at byte `index` of `text`: past any zero-width marks that follow.
 fn grapheme_end(text: &str, index: usize) -> usize {
     text[index..]
@@ -156,4 +208,35 @@ fn scrolled(pieces: &[(&str, Style)], hidden: usize) -> Line<'static> {
         spans.push(Span::styled(kept, style));
     }
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drawn(line: &str, col: usize, width: u16) -> (String, Option<u16>) {
+        let area = Rect::new(0, 0, width, 1);
+        let mut buf = Buffer::empty(area);
+        render_long_line(line, col, area, &mut buf);
+        let text = (0..width).map(|x| buf[(x, 0)].symbol()).collect();
+        let cursor = (0..width).find(|&x| buf[(x, 0)].modifier.contains(Modifier::REVERSED));
+        (text, cursor)
+    }
+
+    #[test]
+    fn a_megabyte_line_shows_what_was_just_typed_at_the_cursor() {
+        let line = format!("{}typed", "the fox ".repeat(125_000));
+        let (text, cursor) = drawn(&line, line.chars().count(), 20);
+        assert_eq!(text, "e fox the fox typed ");
+        assert_eq!(cursor, Some(19));
+    }
+
+    #[test]
+    fn the_cursor_inside_a_long_line_stands_on_its_character() {
+        let line = "🦊ab".repeat(10_000);
+        let col = 3 * 5_000 + 1;
+        let (text, cursor) = drawn(&line, col, 10);
+        let x = cursor.expect("a cursor is drawn");
+        assert_eq!(&text.chars().nth(usize::from(x)), &Some('a'), "{text:?}");
+    }
 }

@@ -15,7 +15,10 @@ const CHIP_TEXT_WIDTH: usize = 16;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
-    let count = app.tokens().len();
+    let count = match app.unread() {
+        Some(unread) => unread.note(),
+        None => app.tokens().len().to_string(),
+    };
     let unknown = app.tokens().iter().any(|token| token.id.is_none());
     let hidden = super::lesson::hides_answers(app);
     let title = if hidden {
@@ -31,7 +34,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);
     block.render(area, buf);
-    if count == 0 {
+    if app.tokens().is_empty() {
         Paragraph::new(Span::styled(
             "no tokens yet: type a sentence in the input",
             theme.muted(),
@@ -49,7 +52,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     // either side of the current token, so a frame costs the same for 10 tokens or 10,000.
     let reach = width * usize::from(inner.height) / 3 + 1;
     let first = app.step().saturating_sub(reach);
-    let last = (app.step() + reach).min(count);
+    let last = (app.step() + reach).min(app.tokens().len());
     let mut lines: Vec<Vec<Span>> = vec![Vec::new()];
     let mut line_width = 0;
     let mut current_line = 0;

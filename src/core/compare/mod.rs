@@ -14,6 +14,7 @@ use ndarray::Array1;
 
 use super::attention::{Attention, AttentionWeights, Mask, self_attention};
 use super::positional::PositionScheme;
+use super::sentence;
 use super::tokenizer::TextTokenizer;
 use super::vocabulary::VocabKind;
 use super::weights::{EmbeddingModel, TokenLookup};
@@ -51,9 +52,12 @@ pub const MAX_COMPARED_TOKENS: usize = 128;
 pub struct ComparedSentence {
     /// The sentence as given.
     pub text: String,
-    /// How many tokens the whole sentence has; only the first [`MAX_COMPARED_TOKENS`] are
+    /// How many tokens of the sentence were read (all of them, or the first
+    /// [`MAX_SENTENCE_TOKENS`](sentence::MAX_SENTENCE_TOKENS) of a longer text); only the first [`MAX_COMPARED_TOKENS`] are
     /// compared.
     pub token_count: usize,
+    /// Whether the sentence goes on past the tokens read.
+    pub longer: bool,
     /// Each compared token's lookup; every one has a token vector and an input vector.
     pub lookups: Vec<TokenLookup>,
     /// One attention head over the input vectors, in sentence order.
@@ -157,7 +161,14 @@ fn compared_sentence(
     mask: Mask,
     head: &AttentionWeights,
 ) -> Result<ComparedSentence> {
-    let mut tokens = model.tokenize(text)?;
+    if model.tokenizer().is_none() {
+        bail!(
+            "the {} table has no vocabulary to read words with; give token ids with --ids",
+            model.label()
+        );
+    }
+    let read = sentence::read(model, text, true, false)?;
+    let (mut tokens, longer) = (read.tokens, read.unread.is_some());
     let token_count = tokens.len();
     tokens.truncate(MAX_COMPARED_TOKENS);
     let lookups = model.embed(&tokens, scheme);
@@ -189,6 +200,7 @@ fn compared_sentence(
     Ok(ComparedSentence {
         text: text.to_owned(),
         token_count,
+        longer,
         mean_token_vector: mean(&token_vectors, model.dims()),
         lookups,
         attention,
@@ -200,6 +212,16 @@ impl ComparedSentence {
     #[must_use]
     pub fn left_out(&self) -> usize {
         self.token_count - self.lookups.len()
+    }
+
+    /// How many tokens the sentence has, in words: "300" or "more than 4096".
+    #[must_use]
+    pub fn count_words(&self) -> String {
+        if self.longer {
+            format!("more than {}", self.token_count)
+        } else {
+            self.token_count.to_string()
+        }
     }
 }
 
@@ -213,11 +235,19 @@ impl Comparison {
             .zip(&self.sentences)
             .filter(|(_, sentence)| sentence.left_out() > 0)
             .map(|(name, sentence)| {
-                format!(
-                    "{name} has {} tokens, {} left out",
-                    sentence.token_count,
-                    sentence.left_out()
-                )
+                if sentence.longer {
+                    format!(
+                        "{name} has {} tokens, all after the first {} left out",
+                        sentence.count_words(),
+                        sentence.lookups.len()
+                    )
+                } else {
+                    format!(
+                        "{name} has {} tokens, {} left out",
+                        sentence.token_count,
+                        sentence.left_out()
+                    )
+                }
             })
             .collect();
         (!counts.is_empty()).then(|| {
@@ -366,6 +396,7 @@ fn bare_word(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::sentence::MAX_SENTENCE_TOKENS;
     use crate::core::weights::DEFAULT_SEED;
 
     fn seed_model() -> EmbeddingModel {
@@ -401,13 +432,16 @@ mod tests {
             (MAX_COMPARED_TOKENS, MAX_COMPARED_TOKENS)
         );
         assert_eq!(a.attention.outputs.len(), MAX_COMPARED_TOKENS);
-        assert!(a.token_count >= 100_000, "{}", a.token_count);
-        assert_eq!(a.left_out(), a.token_count - MAX_COMPARED_TOKENS);
+        assert_eq!(a.token_count, MAX_SENTENCE_TOKENS);
+        assert!(a.longer);
         assert_eq!(b.left_out(), 0);
         let note = comparison.left_out_note().expect("a note");
         assert!(
             note.contains(&format!("first {MAX_COMPARED_TOKENS} tokens"))
-                && note.contains(&format!("A has {} tokens", a.token_count))
+                && note.contains(&format!(
+                    "A has more than {MAX_SENTENCE_TOKENS} tokens, all after the first \
+                     {MAX_COMPARED_TOKENS} left out"
+                ))
                 && !note.contains("B has"),
             "{note}"
         );

@@ -39,6 +39,10 @@ use source::{Settings, TensorSource};
 /// The most tokens layer 0 is computed for when the model states no context length.
 pub const DEFAULT_TOKEN_CAP: usize = 4096;
 
+/// The most tokens layer 0 is computed for, whatever the model's context length: its
+/// attention weights take heads × tokens² numbers (128 MiB for 32 heads at this many tokens).
+pub const MAX_LAYER0_TOKENS: usize = 1024;
+
 /// The layout of a checkpoint's layer 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Architecture {
@@ -259,7 +263,8 @@ impl Layer0 {
     /// Runs layer 0 over the token ids, with or without the model's position information.
     ///
     /// # Errors
-    /// When there are no tokens, more than [`Layer0::context_length`], or an id has no row.
+    /// When there are no tokens, more than [`Layer0::context_length`] or
+    /// [`MAX_LAYER0_TOKENS`], or an id has no row.
     ///
     /// # Panics
     /// Never: the arrays it slices are made here with the widths it slices them by.
@@ -272,6 +277,13 @@ impl Layer0 {
                 "{} tokens: layer 0 is computed for at most {}, the model's context length",
                 ids.len(),
                 self.context_length
+            );
+        }
+        if ids.len() > MAX_LAYER0_TOKENS {
+            bail!(
+                "{} tokens: layer 0 is computed for at most {MAX_LAYER0_TOKENS} tokens here \
+                 (its attention weights grow with the square of the tokens, for every head)",
+                ids.len()
             );
         }
         let rows = self.input.token_table().rows();

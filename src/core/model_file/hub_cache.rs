@@ -7,11 +7,15 @@
 
 use std::ffi::OsString;
 use std::fmt;
-use std::fs;
 use std::path::{Path, PathBuf};
+
+use crate::core::file_access::read_text;
 
 /// The reference a bare `--model ORG/NAME` reads, as `from_pretrained` does.
 pub const DEFAULT_REVISION: &str = "main";
+
+/// The most bytes read of a reference file (`refs/main`), which holds one 40-digit hash.
+const MAX_REFERENCE_BYTES: u64 = 4096;
 
 /// A model's name on the hub: `ORG/NAME`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -281,7 +285,9 @@ pub fn locate(
         .any(|part| part.is_empty() || part == "." || part == ".."))
     .then(|| repo_folder.join("refs").join(&revision));
     if let Some(reference) = &reference
-        && let Ok(text) = fs::read_to_string(reference)
+        // A reference is one commit hash; a FIFO or a huge file there must not hang or fill
+        // memory, so it is read as a small regular file or not at all.
+        && let Ok(text) = read_text(reference, MAX_REFERENCE_BYTES, "a reference file")
     {
         let commit = text.trim().to_owned();
         let snapshot = snapshots.join(&commit);
@@ -382,6 +388,8 @@ impl CachedSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::fs;
 
     const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
     const OTHER: &str = "fedcba9876543210fedcba9876543210fedcba98";
@@ -547,6 +555,31 @@ mod tests {
         );
         let odd = Path::new("not-a-repo.safetensors");
         assert_eq!(resolve_model_path(odd, None, &env).unwrap(), odd);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_reference_that_is_a_fifo_or_huge_is_not_read() {
+        let dir = fake_cache();
+        let refs = dir.path().join("hub/models--org--tiny/refs");
+        fs::remove_file(refs.join("main")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(refs.join("main"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        // Opening a FIFO for reading would wait for a writer forever; it is refused at once.
+        let (sent, answer) = std::sync::mpsc::channel();
+        let env = env_with_hub(dir.path());
+        std::thread::spawn(move || {
+            let _ = sent.send(locate(&repo(), None, &env).is_err());
+        });
+        let refused = answer
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a FIFO reference does not hang the lookup");
+        assert!(refused);
+        fs::write(refs.join("pr").join("1"), "x".repeat(1 << 20)).unwrap();
+        assert!(locate(&repo(), Some("pr/1"), &env_with_hub(dir.path())).is_err());
     }
 
     #[test]
