@@ -919,8 +919,9 @@ fn screen_row(terminal: &Terminal<TestBackend>, y: u16) -> String {
 }
 
 #[test]
-fn a_sentence_longer_than_65535_columns_scrolls_to_its_last_token() {
-    // 10,000 words of 11 columns: 110,000 columns, more than a u16 scroll offset can hold.
+fn a_sentence_longer_than_the_explorer_reads_scrolls_to_its_last_read_token() {
+    // 10,000 words of 11 columns: 110,000 columns, more than a u16 scroll offset can hold; the
+    // explorer reads the first 4,096 of them and says how much it left out.
     let text = (0..10_000)
         .map(|i| format!("word{i:06}"))
         .collect::<Vec<_>>()
@@ -933,8 +934,16 @@ fn a_sentence_longer_than_65535_columns_scrolls_to_its_last_token() {
     assert!(
         sentence
             .trim_end_matches([' ', '│'])
-            .ends_with("word009998 word009999"),
-        "the sentence scrolls to its last token: {sentence:?}"
+            .ends_with("word004094 word004095"),
+        "the sentence scrolls to its last token read: {sentence:?}"
+    );
+    let left = (10_000 - 4096) * 11;
+    assert!(
+        screen_row(&terminal, 3).contains(&format!(
+            "Tokens · first 4096 tokens read, the {left} characters after them left out"
+        )),
+        "{}",
+        screen_row(&terminal, 3)
     );
 }
 
