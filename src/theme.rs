@@ -14,6 +14,21 @@ pub const USED_MARKER: &str = "•";
 /// The marker before the other copies of the current token in the token strip.
 pub const COPY_MARKER: &str = "◇";
 
+/// What a mark in the picture of the vectors stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotInk {
+    /// The axes through the mean.
+    Axis,
+    /// An arrow from a token vector to its input vector.
+    Arrow,
+    /// A token vector's dot and label.
+    Token,
+    /// An input vector's dot and label (compare mode: sentence A's).
+    Input,
+    /// Compare mode: sentence B's input vectors.
+    SideB,
+}
+
 /// Which colours a heat-map cell takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeatHue {
@@ -159,6 +174,20 @@ impl Theme {
     #[must_use]
     pub fn has_color(self) -> bool {
         self.color
+    }
+
+    /// A mark in the picture of the vectors; every kind also has its own glyph, so nothing
+    /// depends on the colour.
+    #[must_use]
+    pub fn plot(self, ink: PlotInk) -> Style {
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        match ink {
+            PlotInk::Axis => self.paint(Style::new(), Color::DarkGray),
+            PlotInk::Arrow => self.paint(Style::new(), Color::Gray),
+            PlotInk::Token => bold,
+            PlotInk::Input => self.paint(bold, Color::Cyan),
+            PlotInk::SideB => self.paint(bold, Color::Magenta),
+        }
     }
 
     /// A heat-map cell: the background by where the value sits on its scale, the text black or

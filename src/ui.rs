@@ -11,6 +11,7 @@ mod lesson;
 mod lookups;
 mod matrix;
 mod one_hot;
+mod picture;
 mod position_table;
 mod readout;
 mod signature;
@@ -87,6 +88,9 @@ impl Widget for &App {
         if self.compare().is_some() {
             if hidden {
                 lesson::render_guess_first(self, body, buf);
+            } else if self.detail() == Detail::Picture {
+                // Both sentences' dots in the picture, in place of the table while it is open.
+                picture::render(self, body, buf);
             } else {
                 compare::render(self, body, buf);
             }
@@ -129,6 +133,7 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
         Detail::Similarity => similarity::render(app, area, buf),
         Detail::OneHot => one_hot::render(app, area, buf),
         Detail::PositionTable => position_table::render(app, area, buf),
+        Detail::Picture => picture::render(app, area, buf),
     }
 }
 
@@ -143,13 +148,19 @@ fn detail_height(app: &App, width: u16) -> usize {
         Detail::Similarity => similarity::natural_height(app, width),
         Detail::OneHot => one_hot::natural_height(app, width),
         Detail::PositionTable => position_table::natural_height(app, width),
+        Detail::Picture => picture::natural_height(app, width),
     }
 }
 
 /// Whether the matrix fits beside the lookups, and the height the two panes would like.
 fn body_shape(app: &App, width: u16) -> (bool, usize) {
     if app.compare().is_some() {
-        return (false, compare::natural_height(app, width));
+        let height = if app.detail() == Detail::Picture {
+            picture::natural_height(app, width)
+        } else {
+            compare::natural_height(app, width)
+        };
+        return (false, height);
     }
     if app.head_overview() {
         return (false, attention::natural_height(app, width));

@@ -14,6 +14,8 @@ pub enum Detail {
     OneHot,
     /// The position table as a heat map: positions × dimensions.
     PositionTable,
+    /// The sentence's vectors as a picture on their top two principal axes.
+    Picture,
 }
 
 /// How a wide vector is drawn.

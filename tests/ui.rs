@@ -793,6 +793,78 @@ fn a_narrow_attention_map_prints_the_current_rows_weights() {
     assert!(text.contains("▶ the at 0 gives 0."), "{text}");
 }
 
+// The picture: the vectors on their top two principal axes
+
+#[test]
+fn picture_without_positions_draws_the_copies_as_one_dot() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('g')]);
+    for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+        let text = screen_text(&draw(&app, width, height));
+        assert!(text.contains("●fox ×2"), "{width}×{height}:\n{text}");
+        assert!(
+            !text.contains("◆"),
+            "no input vectors without positions:\n{text}"
+        );
+        assert!(text.contains("axes: PC1 ("), "{text}");
+        assert!(text.contains("'fox' at 0 and 3: one dot."), "{text}");
+        assert!(text.contains("untrained random table"), "{text}");
+    }
+    assert_snapshot!(
+        "picture_without_positions_120x40",
+        draw(&app, 120, 40).backend()
+    );
+    sweep_sizes(&app);
+}
+
+#[test]
+fn picture_with_positions_splits_the_copies_and_says_how_far() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('g'), KeyCode::Char('p')]);
+    let terminal = draw(&app, 120, 40);
+    let text = screen_text(&terminal);
+    for label in ["◆0 fox", "◆3 fox", "●fox ×2"] {
+        assert!(text.contains(label), "{label}:\n{text}");
+    }
+    // The picture's distance is the readout's, over every dimension.
+    assert!(text.contains("the first two are 2.1982 apart"), "{text}");
+    assert!(text.contains("with learned positions 2.1982"), "{text}");
+    assert_snapshot!("picture_with_positions_120x40", terminal.backend());
+    assert_snapshot!("picture_with_positions_80x24", draw(&app, 80, 24).backend());
+    sweep_sizes(&app);
+}
+
+#[test]
+fn picture_in_compare_mode_shows_both_orders_on_one_set_of_dots_until_positions_come() {
+    let mut app = app_with("fox bites the fox");
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Char('c'), KeyCode::Char('g')],
+    );
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(
+        text.contains("All 4 of B's token vectors sit on A's dots"),
+        "{text}"
+    );
+    assert!(!text.contains("◆"), "{text}");
+    press(&mut app, &[KeyCode::Char('p')]);
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("2 of B's 4 input vectors are on none of A's dots"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A0 fox B0 fox"),
+        "copies in place coincide:\n{text}"
+    );
+    assert_snapshot!(
+        "picture_in_compare_mode_with_positions_80x24",
+        terminal.backend()
+    );
+    sweep_sizes(&app);
+}
+
 // Compare mode and the guided lesson
 
 #[test]

@@ -17,6 +17,7 @@ use super::sources::RealLayer;
 use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
 use crate::core::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
 use crate::core::metrics::typical_magnitude;
+use crate::core::plane::{Plane, Sentence, Side, plane};
 use crate::core::positional::PositionScheme;
 use crate::core::sentence::{self, Unread};
 use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
@@ -43,6 +44,8 @@ pub struct Views {
     pub nearest: Option<(Neighbours, Neighbours)>,
     /// The current row computed as one-hot(id) × W.
     pub one_hot: Option<Array1<f32>>,
+    /// The sentence's vectors (compare mode: both sentences') on their top two principal axes.
+    pub plane: Option<Plane>,
 }
 
 /// How many times each derived thing has been computed since the explorer started: what the
@@ -69,6 +72,8 @@ pub struct Recomputations {
     pub one_hot: usize,
     /// The model's own layer 0 over the sentence (started, on a worker or at once).
     pub layer0: usize,
+    /// The picture's projection.
+    pub plane: usize,
 }
 
 /// The inputs the derive step reads, borrowed from the app's parts.
@@ -152,6 +157,7 @@ pub struct Derived {
     real_comparison_stamp: Stamp<(u64, u64, bool, bool)>,
     real_comparison_worker: Worker<Result<RealComparison, String>>,
     real_comparison: Option<Result<RealComparison, String>>,
+    plane_stamp: Stamp<(u64, Option<u64>, usize)>,
     scan: Option<Scan>,
     views: Views,
     counts: Recomputations,
@@ -369,6 +375,10 @@ impl Derived {
             self.views.one_hot = None;
             self.one_hot_stamp.clear();
         }
+        if detail != Detail::Picture {
+            self.views.plane = None;
+            self.plane_stamp.clear();
+        }
         match detail {
             Detail::Attention if real.is_some() => {
                 if let Some(layer) = real {
@@ -413,8 +423,48 @@ impl Derived {
                     self.counts.one_hot += 1;
                 }
             }
+            Detail::Picture => {
+                let comparison = self
+                    .comparison
+                    .as_ref()
+                    .filter(|_| inputs.other.is_some())
+                    .map(|_| self.comparison_stamp.revision);
+                if self.plane_stamp.renew((lookups_revision, comparison, step)) {
+                    self.views.plane = self.plane(inputs, step);
+                    self.counts.plane += 1;
+                }
+            }
             Detail::Lookups | Detail::PositionTable => {}
         }
+    }
+
+    /// The picture: compare mode's two sentences, else the explorer's (its first
+    /// [`MAX_VIEW_TOKENS`] tokens), with input vectors when positions add vectors.
+    fn plane(&self, inputs: &Inputs, step: usize) -> Option<Plane> {
+        if inputs.other.is_some() {
+            let comparison = self.comparison.as_ref()?.as_ref().ok()?;
+            let [a, b] = &comparison.sentences;
+            let sentences = [
+                Sentence {
+                    side: Side::A,
+                    lookups: &a.lookups,
+                    current: None,
+                },
+                Sentence {
+                    side: Side::B,
+                    lookups: &b.lookups,
+                    current: None,
+                },
+            ];
+            return plane(&sentences, comparison.scheme.is_additive());
+        }
+        let shown = self.lookups.len().min(MAX_VIEW_TOKENS);
+        let sentence = Sentence {
+            side: Side::Only,
+            lookups: &self.lookups[..shown],
+            current: (step < shown).then_some(step),
+        };
+        plane(&[sentence], inputs.settings.active_scheme().is_additive())
     }
 
     /// Finds the current token's nearest rows: at once for a small table, on a worker for a
