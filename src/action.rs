@@ -292,7 +292,7 @@ static BINDINGS: &[Binding] = &[
     b(S::Explorer, &[ch('s')], A::ShowDetail(Detail::Similarity), "cosine similarities and nearest rows", None),
     b(S::Explorer, &[ch('o')], A::ShowDetail(Detail::OneHot), "the lookup as one-hot(id) × weight matrix", None),
     b(S::Explorer, &[ch('t')], A::ShowDetail(Detail::PositionTable), "the position table as a heat map", None),
-    b(S::Explorer, &[ch('g')], A::ShowDetail(Detail::Picture), "picture: the vectors in 2-D (PCA)", bar("picture")),
+    b(S::Explorer, &[ch('g')], A::ShowDetail(Detail::Picture), "picture: the vectors in 2-D (PCA)", None),
     b(S::Explorer, &[ch('L')], A::ToggleLesson, "the guided lesson: predict, then see", bar("lesson")),
     b(S::Lesson, &[ch('1')], A::Answer(1), "choose answer 1", bar_with(A::Answer(2), "answer")),
     b(S::Lesson, &[ch('2')], A::Answer(2), "choose answer 2", None),
