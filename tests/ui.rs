@@ -1233,3 +1233,47 @@ fn lesson_first_step_before_and_after_its_answer_at_80_by_24() {
     );
     assert_snapshot!("lesson_step_1_after_80x24", terminal.backend());
 }
+
+#[test]
+fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
+    let mut app = app_with("fox bites the fox");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('L')]);
+    let answers = ['2', '1', '2', '1', '2', '2'];
+    let sizes = [(80, 24), (200, 60)];
+    for (index, answer) in answers.into_iter().enumerate() {
+        let step = index + 1;
+        for (width, height) in sizes {
+            let terminal = draw(&app, width, height);
+            let text = screen_text(&terminal);
+            assert!(text.contains(&format!("step {step} of 7")), "{text}");
+            assert!(!text.contains("✔ Right"), "{text}");
+            if step > 1 {
+                assert_snapshot!(
+                    format!("lesson_step_{step}_before_{width}x{height}"),
+                    terminal.backend()
+                );
+            }
+        }
+        press(&mut app, &[KeyCode::Char(answer)]);
+        for (width, height) in sizes {
+            let terminal = draw(&app, width, height);
+            let text = screen_text(&terminal);
+            assert!(text.contains("✔ Right"), "step {step}:\n{text}");
+            if step > 1 {
+                assert_snapshot!(
+                    format!("lesson_step_{step}_after_{width}x{height}"),
+                    terminal.backend()
+                );
+            }
+        }
+        press(&mut app, &[KeyCode::Enter]);
+    }
+    for (width, height) in sizes {
+        let terminal = draw(&app, width, height);
+        assert!(screen_text(&terminal).contains("step 7 of 7"));
+        assert_snapshot!(
+            format!("lesson_step_7_{width}x{height}"),
+            terminal.backend()
+        );
+    }
+}
