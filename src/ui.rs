@@ -11,6 +11,7 @@ mod lesson;
 mod lookups;
 mod matrix;
 mod one_hot;
+mod pane;
 mod picture;
 mod position_table;
 mod readout;
@@ -28,6 +29,7 @@ use crate::action::{Action, Scope, key_name};
 use crate::app::App;
 use crate::theme::Theme;
 use crate::view_state::Detail;
+use pane::{Hidden, Pane};
 
 /// The smallest terminal the explorer draws its panes in.
 pub const MIN_WIDTH: u16 = 50;
@@ -62,56 +64,33 @@ impl Widget for &App {
             Constraint::Length(1),
         ]);
         let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
-        let (side_by_side, wanted) = body_shape(self, middle.width);
+        let body = Body::build(self, middle.width);
+        let lesson = lesson::build(self, area.width);
         // The panes take what they need; the readout gets the rest, and at least its minimum.
         // The readout keeps room for its finding and explanation; more on taller terminals.
-        let readout_least = match (self.lesson().is_some(), area.height < 30) {
-            (true, _) => u16::try_from(lesson::natural_height(self, area.width))
+        let readout_least = match (&lesson, area.height < 30) {
+            (Some(lesson), _) => u16::try_from(lesson.height())
                 .unwrap_or(LESSON_HEIGHT)
                 .clamp(4, LESSON_HEIGHT),
             // On a short terminal compare mode's own findings need the room more than the
             // readout's introduction to them.
-            (false, true) if self.compare().is_some() => 0,
-            (false, true) => 4,
-            (false, false) => READOUT_MIN_HEIGHT,
+            (None, true) if self.compare().is_some() => 0,
+            (None, true) => 4,
+            (None, false) => READOUT_MIN_HEIGHT,
         };
-        let body_height = u16::try_from(wanted)
+        let body_height = u16::try_from(body.height())
             .unwrap_or(u16::MAX)
             .min(middle.height.saturating_sub(readout_least));
-        let [body, readout_area] = middle.layout(&Layout::vertical([
+        let [body_area, readout_area] = middle.layout(&Layout::vertical([
             Constraint::Length(body_height),
             Constraint::Fill(1),
         ]));
         input::render(self, input_area, buf);
         tokens::render(self, tokens_area, buf);
-        let hidden = self.lesson().is_some_and(|progress| !progress.revealed());
-        if self.compare().is_some() {
-            if hidden {
-                lesson::render_guess_first(self, body, buf);
-            } else if self.detail() == Detail::Picture {
-                // Both sentences' dots in the picture, in place of the table while it is open.
-                picture::render(self, body, buf);
-            } else {
-                compare::render(self, body, buf);
-            }
-        } else if self.head_overview() && !hidden {
-            // Every head's map needs the room more than the matrix does.
-            attention::render(self, body, buf);
-        } else {
-            let [matrix_area, detail_area] = split_body(self, body, side_by_side);
-            matrix::render(self, matrix_area, buf);
-            if hidden {
-                lesson::render_guess_first(self, detail_area, buf);
-            } else if lesson::shows_signature(self) {
-                signature::render(self, detail_area, buf);
-            } else {
-                render_detail(self, detail_area, buf);
-            }
-        }
-        if self.lesson().is_some() {
-            lesson::render(self, readout_area, buf);
-        } else {
-            readout::render(self, readout_area, buf);
+        body.render(body_area, buf);
+        match lesson {
+            Some(lesson) => lesson.render(readout_area, buf),
+            None => readout::render(self, readout_area, buf),
         }
         help::render_bar(self, bar_area, buf);
         if self.help_open() {
@@ -125,80 +104,208 @@ impl Widget for &App {
     }
 }
 
-/// The pane beside the matrix: the lookups, or the lesson pane chosen.
-fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
-    match app.detail() {
-        Detail::Lookups => lookups::render(app, area, buf),
-        Detail::Attention => attention::render(app, area, buf),
-        Detail::Similarity => similarity::render(app, area, buf),
-        Detail::OneHot => one_hot::render(app, area, buf),
-        Detail::PositionTable => position_table::render(app, area, buf),
-        Detail::Picture => picture::render(app, area, buf),
-    }
+/// The panes between the token strip and the readout, built once for this frame.
+enum Body<'a> {
+    /// One pane across the whole body: compare mode's, or every head's heat map.
+    Whole(Box<dyn Pane + 'a>),
+    /// The matrix, and the pane chosen to go with it.
+    Split {
+        matrix: matrix::Matrix<'a>,
+        detail: Box<dyn Pane + 'a>,
+        /// The matrix's width when the two stand side by side; else they are stacked.
+        beside: Option<u16>,
+    },
 }
 
-/// The rows the pane beside the matrix would like at a width, borders included.
-fn detail_height(app: &App, width: u16) -> usize {
-    if lesson::shows_signature(app) {
-        return signature::natural_height(app);
-    }
-    match app.detail() {
-        Detail::Lookups => lookups::natural_height(app, width),
-        Detail::Attention => attention::natural_height(app, width),
-        Detail::Similarity => similarity::natural_height(app, width),
-        Detail::OneHot => one_hot::natural_height(app, width),
-        Detail::PositionTable => position_table::natural_height(app, width),
-        Detail::Picture => picture::natural_height(app, width),
-    }
-}
-
-/// Whether the matrix fits beside the lookups, and the height the two panes would like.
-fn body_shape(app: &App, width: u16) -> (bool, usize) {
-    if app.compare().is_some() {
-        let height = if app.detail() == Detail::Picture {
-            picture::natural_height(app, width)
-        } else {
-            compare::natural_height(app, width)
-        };
-        return (false, height);
-    }
-    if app.head_overview() {
-        return (false, attention::natural_height(app, width));
-    }
-    let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
-    let side_by_side = width >= matrix_width.saturating_add(LOOKUPS_MIN_WIDTH);
-    let matrix_height = matrix::natural_height(app);
-    if side_by_side {
-        let lookups_height = detail_height(app, width - matrix_width);
-        (true, matrix_height.max(lookups_height))
-    } else {
-        (false, matrix_height + detail_height(app, width))
-    }
-}
-
-/// Matrix beside lookups when both fit, else the matrix above the lookups.
-///
-/// Stacked, each pane gets what it needs when both fit; when they do not, the lookups get
-/// what they need as long as the matrix keeps a few rows, and the matrix scrolls in the rest.
-fn split_body(app: &App, body: Rect, side_by_side: bool) -> [Rect; 2] {
-    if side_by_side {
+impl<'a> Body<'a> {
+    /// The panes at the body's width: the matrix beside the other pane when both fit, else
+    /// the matrix above it.
+    fn build(app: &'a App, width: u16) -> Self {
+        if app.compare().is_some() {
+            // Both sentences' dots in the picture, in place of the table while it is open.
+            let pane = if app.detail() == Detail::Picture {
+                picture_pane(app, width)
+            } else {
+                compare_pane(app, width)
+            };
+            return Self::Whole(hidden_until_guessed(app, width, pane));
+        }
+        if app.head_overview() && !lesson::hides_answers(app) {
+            // Every head's map needs the room more than the matrix does.
+            return Self::Whole(attention_pane(app, width));
+        }
         let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
+        let beside =
+            (width >= matrix_width.saturating_add(LOOKUPS_MIN_WIDTH)).then_some(matrix_width);
+        let (matrix, detail_width) = match beside {
+            Some(matrix_width) => (matrix::build(app, matrix_width), width - matrix_width),
+            None => (matrix::build(app, width), width),
+        };
+        let detail = hidden_until_guessed(app, detail_width, detail(app, detail_width));
+        Self::Split {
+            matrix,
+            detail,
+            beside,
+        }
+    }
+
+    /// The rows the panes would like.
+    fn height(&self) -> usize {
+        match self {
+            Self::Whole(pane) => pane.height(),
+            Self::Split {
+                matrix,
+                detail,
+                beside: Some(_),
+            } => matrix.height().max(detail.height()),
+            Self::Split { matrix, detail, .. } => matrix.height() + detail.height(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        match self {
+            Self::Whole(pane) => pane.render(area, buf),
+            Self::Split {
+                matrix,
+                detail,
+                beside,
+            } => {
+                let [matrix_area, detail_area] = split(matrix, detail.as_ref(), *beside, area);
+                matrix.render(matrix_area, buf);
+                detail.render(detail_area, buf);
+            }
+        }
+    }
+}
+
+/// The pane beside the matrix: the lesson's picture of the layer's inputs when its step shows
+/// it, else the pane chosen.
+fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
+    if lesson::shows_signature(app) {
+        return Box::new(signature::build(app, width));
+    }
+    match app.detail() {
+        Detail::Lookups => Box::new(lookups::build(app, width)),
+        Detail::Attention => attention_pane(app, width),
+        Detail::Similarity => Box::new(Unconverted::new(
+            app,
+            width,
+            similarity::natural_height,
+            similarity::render,
+        )),
+        Detail::OneHot => Box::new(Unconverted::new(
+            app,
+            width,
+            one_hot::natural_height,
+            one_hot::render,
+        )),
+        Detail::PositionTable => Box::new(Unconverted::new(
+            app,
+            width,
+            position_table::natural_height,
+            position_table::render,
+        )),
+        Detail::Picture => picture_pane(app, width),
+    }
+}
+
+fn attention_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
+    Box::new(Unconverted::new(
+        app,
+        width,
+        attention::natural_height,
+        attention::render,
+    ))
+}
+
+fn picture_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
+    Box::new(Unconverted::new(
+        app,
+        width,
+        picture::natural_height,
+        picture::render,
+    ))
+}
+
+fn compare_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
+    Box::new(Unconverted::new(
+        app,
+        width,
+        compare::natural_height,
+        compare::render,
+    ))
+}
+
+/// A pane measured by a formula of its own, until it is built once like the others.
+struct Unconverted<'a> {
+    app: &'a App,
+    height: usize,
+    draw: fn(&App, Rect, &mut Buffer),
+}
+
+impl<'a> Unconverted<'a> {
+    fn new(
+        app: &'a App,
+        width: u16,
+        measure: fn(&App, u16) -> usize,
+        draw: fn(&App, Rect, &mut Buffer),
+    ) -> Self {
+        Self {
+            app,
+            height: measure(app, width),
+            draw,
+        }
+    }
+}
+
+impl Pane for Unconverted<'_> {
+    fn height(&self) -> usize {
+        self.height
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        (self.draw)(self.app, area, buf);
+    }
+}
+
+/// While a lesson question waits for its answer, the pane that would give it away is kept
+/// out of sight, at its own size.
+fn hidden_until_guessed<'a>(
+    app: &'a App,
+    width: u16,
+    pane: Box<dyn Pane + 'a>,
+) -> Box<dyn Pane + 'a> {
+    if lesson::hides_answers(app) {
+        Box::new(Hidden {
+            hidden: pane,
+            shown: lesson::guess_first(app, width),
+        })
+    } else {
+        pane
+    }
+}
+
+/// Matrix beside the other pane, or the matrix above it.
+///
+/// Stacked, each pane gets what it needs when both fit; when they do not, the other pane gets
+/// what it needs as long as the matrix keeps a few rows, and the matrix scrolls in the rest.
+fn split(matrix: &matrix::Matrix, detail: &dyn Pane, beside: Option<u16>, body: Rect) -> [Rect; 2] {
+    if let Some(matrix_width) = beside {
         return body.layout(&Layout::horizontal([
             Constraint::Length(matrix_width),
             Constraint::Fill(1),
         ]));
     }
-    let matrix_need = matrix::natural_height(app);
-    let lookups_need = detail_height(app, body.width);
+    let matrix_need = matrix.height();
+    let detail_need = detail.height();
     let height = usize::from(body.height);
-    let matrix_height = if matrix_need + lookups_need <= height {
+    let matrix_height = if matrix_need + detail_need <= height {
         matrix_need
     } else {
-        let lookups_least = lookups::single_token_height(app, body.width);
         height
-            .saturating_sub(lookups_need)
+            .saturating_sub(detail_need)
             .max(MATRIX_MIN_HEIGHT)
-            .min(height.saturating_sub(lookups_least))
+            .min(height.saturating_sub(detail.least_height()))
     };
     body.layout(&Layout::vertical([
         Constraint::Length(u16::try_from(matrix_height).unwrap_or(u16::MAX)),

@@ -1,43 +1,23 @@
 //! The lesson panel: progress, the question, then what the screen shows.
 
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::Wrap;
 
+use super::pane::TextPane;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::App;
 use crate::lesson::{STEPS, Setup};
 
-/// The rows the panel would like at `width`: its wrapped lines and borders.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
-    let inner = usize::from(width).saturating_sub(2).max(1);
-    let Some((_, lines)) = content(app) else {
-        return 0;
-    };
-    lines
-        .iter()
-        .map(|line| {
-            let text: String = line
-                .spans
-                .iter()
-                .map(|span| span.content.as_ref())
-                .collect();
-            super::vector::wrap_words(&text, inner).len().max(1)
-        })
-        .sum::<usize>()
-        + 2
-}
-
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let Some((title, lines)) = content(app) else {
-        return;
-    };
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: true })
-        .block(super::pane(title, true, theme))
-        .render(area, buf);
+/// The panel at a width, when a lesson is on: its lines wrapped as drawn.
+pub(super) fn build(app: &App, width: u16) -> Option<TextPane<'static>> {
+    let (title, lines) = content(app)?;
+    let block = super::pane(title, true, app.theme());
+    Some(TextPane::new(
+        block,
+        lines,
+        Some(Wrap { trim: true }),
+        width,
+    ))
 }
 
 /// The panel's title and lines, built once for measuring and drawing alike.
@@ -136,7 +116,7 @@ pub(super) fn shows_signature(app: &App) -> bool {
 }
 
 /// Stands in for the pane that would give the answer away before the learner guesses.
-pub(super) fn render_guess_first(app: &App, area: Rect, buf: &mut Buffer) {
+pub(super) fn guess_first(app: &App, width: u16) -> TextPane<'static> {
     let theme = app.theme();
     let text = vec![
         Line::styled(
@@ -148,10 +128,8 @@ pub(super) fn render_guess_first(app: &App, area: Rect, buf: &mut Buffer) {
             theme.muted(),
         ),
     ];
-    Paragraph::new(text)
-        .wrap(Wrap { trim: true })
-        .block(super::pane(" Hidden until you guess ", false, theme))
-        .render(area, buf);
+    let block = super::pane(" Hidden until you guess ", false, theme);
+    TextPane::new(block, text, Some(Wrap { trim: true }), width)
 }
 
 /// Lesson prose with its keys named by the table: `{LessonNext}`, `{LessonBack}`, `{Leave}`

@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
+use super::pane::Pane;
 use super::vector::{
     VALUE_WIDTH, WideStyle, display_width, is_wide, pad, vector_lines, vector_width, wide_legend,
     wide_line,
@@ -153,20 +154,16 @@ impl Columns {
     }
 }
 
-/// The rows the pane would like at a width: a header and every token, borders included.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
-    let columns = Columns::new(app, usize::from(width.saturating_sub(2)));
-    app.lookups().len() * columns.lines_per_token + 3
+/// The lookups pane at a width: its title and how its columns are laid out there.
+pub(super) struct Lookups<'a> {
+    app: &'a App,
+    title: String,
+    columns: Columns,
 }
 
-/// The rows one token's lookup needs at a width, with the header and borders.
-pub(super) fn single_token_height(app: &App, width: u16) -> usize {
-    Columns::new(app, usize::from(width.saturating_sub(2))).lines_per_token + 3
-}
-
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let room = usize::from(area.width).saturating_sub(2);
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> Lookups<'_> {
+    let room = usize::from(width).saturating_sub(2);
     let title = if app.overlay() {
         let full = format!(
             " Lookups · token + {} position = input vector ",
@@ -188,54 +185,78 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             " Lookups · the row each id returned ".to_owned()
         }
     };
-    let block = super::pane(title, false, theme);
-    let inner = block.inner(area);
-    let columns = Columns::new(app, usize::from(inner.width));
-    let height = usize::from(inner.height).saturating_sub(1);
-    let total = app.lookups().len();
-    let slots = (height / columns.lines_per_token).max(1);
-    let copies = copies_of(app.tokens(), app.step());
-    let shown = pinned(total, slots, app.step(), &copies);
-    let block = match shown.as_slice() {
-        [first, ..] if shown[shown.len() - 1] - first + 1 == shown.len() => {
-            let last = shown[shown.len() - 1];
-            super::with_range(block, "tokens", &(*first..last + 1), total, theme)
-        }
-        [_, ..] => block.title_bottom(
-            Line::styled(
-                format!(" tokens {} of {total}: the copies kept ", list(&shown)),
-                theme.muted(),
-            )
-            .right_aligned(),
-        ),
-        [] => block,
-    };
-    block.render(area, buf);
-    if let Some(message) = super::generating(app) {
-        message.render(inner, buf);
-        return;
+    Lookups {
+        app,
+        title,
+        columns: Columns::new(app, room),
     }
-    if total == 0 {
-        return;
+}
+
+impl Pane for Lookups<'_> {
+    /// A header and every token, borders included.
+    fn height(&self) -> usize {
+        self.app.lookups().len() * self.columns.lines_per_token + 3
     }
-    let mut lines = vec![header(app, &columns, usize::from(inner.width), theme)];
-    for index in shown {
-        let marker = if index == app.step() {
-            CURRENT_MARKER
-        } else if copies.binary_search(&index).is_ok() {
-            COPY_MARKER
-        } else {
-            " "
+
+    /// A header and one token.
+    fn least_height(&self) -> usize {
+        self.columns.lines_per_token + 3
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let Self {
+            app,
+            ref title,
+            ref columns,
+        } = *self;
+        let theme = app.theme();
+        let block = super::pane(title.clone(), false, theme);
+        let inner = block.inner(area);
+        let height = usize::from(inner.height).saturating_sub(1);
+        let total = app.lookups().len();
+        let slots = (height / columns.lines_per_token).max(1);
+        let copies = copies_of(app.tokens(), app.step());
+        let shown = pinned(total, slots, app.step(), &copies);
+        let block = match shown.as_slice() {
+            [first, ..] if shown[shown.len() - 1] - first + 1 == shown.len() => {
+                let last = shown[shown.len() - 1];
+                super::with_range(block, "tokens", &(*first..last + 1), total, theme)
+            }
+            [_, ..] => block.title_bottom(
+                Line::styled(
+                    format!(" tokens {} of {total}: the copies kept ", list(&shown)),
+                    theme.muted(),
+                )
+                .right_aligned(),
+            ),
+            [] => block,
         };
-        let lookup = &app.lookups()[index];
-        let mut token_lines = token_lines(app, lookup, marker, &columns, theme);
-        token_lines.resize(
-            columns.lines_per_token.max(token_lines.len()),
-            Line::default(),
-        );
-        lines.extend(token_lines);
+        block.render(area, buf);
+        if let Some(message) = super::generating(app) {
+            message.render(inner, buf);
+            return;
+        }
+        if total == 0 {
+            return;
+        }
+        let mut lines = vec![header(app, columns, usize::from(inner.width), theme)];
+        for index in shown {
+            let marker = if index == app.step() {
+                CURRENT_MARKER
+            } else if copies.binary_search(&index).is_ok() {
+                COPY_MARKER
+            } else {
+                " "
+            };
+            let lookup = &app.lookups()[index];
+            let mut token_lines = token_lines(app, lookup, marker, columns, theme);
+            // Exactly the lines the height counted for it.
+            debug_assert!(token_lines.len() <= columns.lines_per_token);
+            token_lines.resize(columns.lines_per_token, Line::default());
+            lines.extend(token_lines);
+        }
+        Paragraph::new(lines).render(inner, buf);
     }
-    Paragraph::new(lines).render(inner, buf);
 }
 
 /// The tokens to show in `slots`: the current one and its copies first (so the copies'

@@ -8,9 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
+use super::pane::Pane;
 use super::vector::{
-    VALUE_WIDTH, display_width, is_wide, pad, vector_lines, vector_width, wide_legend, wide_line,
-    window,
+    VALUE_WIDTH, WideStyle, display_width, is_wide, pad, vector_lines, vector_width, wide_legend,
+    wide_line, window,
 };
 use crate::app::App;
 use crate::core::block::ModelFamily;
@@ -49,11 +50,6 @@ pub(super) fn natural_width(app: &App) -> usize {
     2 + rows.max(title(app).width())
 }
 
-/// The rows the pane would like: a header and every row of the matrix, borders included.
-pub(super) fn natural_height(app: &App) -> usize {
-    app.model().rows() + 3
-}
-
 fn title(app: &App) -> String {
     let model = app.model();
     let shape = format!("{}×{}", model.rows(), model.dims());
@@ -76,12 +72,24 @@ fn title(app: &App) -> String {
     }
 }
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+/// The matrix pane at a width: how its rows are laid out there.
+pub(super) struct Matrix<'a> {
+    app: &'a App,
+    id_width: usize,
+    /// Columns of the token text, 0 when the model has no tokenizer.
+    token_width: usize,
+    /// Columns for a row's values.
+    values_width: usize,
+    /// How wide rows are drawn, when the rows are wide.
+    wide: Option<WideStyle>,
+    /// Lines each row of the matrix takes.
+    lines_per_row: usize,
+}
+
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> Matrix<'_> {
     let model = app.model();
-    let block = super::pane(title(app), false, theme);
-    let inner = block.inner(area);
-    let width = usize::from(inner.width);
+    let width = usize::from(width.saturating_sub(2));
     let (id_width, token_width) = label_widths(app, width);
     let values_width = width.saturating_sub(prefix_width(app, width));
     let wide = is_wide(model.dims()).then(|| app.wide_style());
@@ -91,76 +99,114 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         model.dims().div_ceil(per_line).max(1)
     };
-    let header = lines_per_row == 1;
-    let height = usize::from(inner.height).saturating_sub(usize::from(header));
-    let shown = window(model.rows(), height / lines_per_row, app.matrix_cursor());
-    // During a lesson question the marks would answer it (two copies, one marked row).
-    let hidden = super::lesson::hides_answers(app);
-    let current_id = app
-        .current_token()
-        .and_then(|token| token.id)
-        .filter(|_| !hidden);
+    Matrix {
+        app,
+        id_width,
+        token_width,
+        values_width,
+        wide,
+        lines_per_row,
+    }
+}
 
-    let mut lines = Vec::new();
-    if header {
-        let mut text = format!("  {:>id_width$} ", "id");
-        if token_width > 0 {
-            text.push_str(&pad("token", token_width));
-            text.push(' ');
-        }
-        match wide {
-            Some(style) => text.push_str(&wide_legend(model.dims(), values_width, style)),
-            None => {
-                for dim in 0..model.dims() {
-                    let _ = write!(text, "{:>VALUE_WIDTH$}", format!("d{dim}"));
+impl Matrix<'_> {
+    /// A header of dimension names, when each row takes one line.
+    fn header(&self) -> bool {
+        self.lines_per_row == 1
+    }
+}
+
+impl Pane for Matrix<'_> {
+    /// A header and every row of the matrix, borders included.
+    fn height(&self) -> usize {
+        2 + usize::from(self.header()) + self.app.model().rows() * self.lines_per_row
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = app.theme();
+        let model = app.model();
+        let block = super::pane(title(app), false, theme);
+        let inner = block.inner(area);
+        let Self {
+            id_width,
+            token_width,
+            values_width,
+            wide,
+            lines_per_row,
+            ..
+        } = *self;
+        let header = self.header();
+        let height = usize::from(inner.height).saturating_sub(usize::from(header));
+        let shown = window(model.rows(), height / lines_per_row, app.matrix_cursor());
+        // During a lesson question the marks would answer it (two copies, one marked row).
+        let hidden = super::lesson::hides_answers(app);
+        let current_id = app
+            .current_token()
+            .and_then(|token| token.id)
+            .filter(|_| !hidden);
+
+        let mut lines = Vec::new();
+        if header {
+            let mut text = format!("  {:>id_width$} ", "id");
+            if token_width > 0 {
+                text.push_str(&pad("token", token_width));
+                text.push(' ');
+            }
+            match wide {
+                Some(style) => text.push_str(&wide_legend(model.dims(), values_width, style)),
+                None => {
+                    for dim in 0..model.dims() {
+                        let _ = write!(text, "{:>VALUE_WIDTH$}", format!("d{dim}"));
+                    }
                 }
             }
+            lines.push(Line::styled(text, theme.muted()));
         }
-        lines.push(Line::styled(text, theme.muted()));
-    }
-    for id in shown.clone() {
-        let (marker, style) = if Some(id) == current_id {
-            (CURRENT_MARKER, Some(theme.current()))
-        } else if !hidden && id == app.matrix_cursor() {
-            (CURSOR_MARKER, Some(theme.cursor()))
-        } else if !hidden && app.uses_row(id) {
-            (USED_MARKER, Some(theme.used()))
-        } else {
-            (" ", None)
-        };
-        let mut label = format!("{marker} {id:>id_width$} ");
-        if token_width > 0 {
-            label.push_str(&pad(&model.token_text(id).unwrap_or_default(), token_width));
-            label.push(' ');
-        }
-        let Some(row) = model.lookup(id) else {
-            continue;
-        };
-        let parts = match wide {
-            Some(style) => vec![wide_line(row.view(), values_width, style, theme)],
-            None => vector_lines(row.view(), values_width, theme),
-        };
-        for (part, values) in parts.into_iter().enumerate() {
-            let lead = if part == 0 {
-                label.clone()
+        for id in shown.clone() {
+            let (marker, style) = if Some(id) == current_id {
+                (CURRENT_MARKER, Some(theme.current()))
+            } else if !hidden && id == app.matrix_cursor() {
+                (CURSOR_MARKER, Some(theme.cursor()))
+            } else if !hidden && app.uses_row(id) {
+                (USED_MARKER, Some(theme.used()))
             } else {
-                " ".repeat(display_width(&label))
+                (" ", None)
             };
-            let mut spans = vec![Span::styled(lead, style.unwrap_or_default())];
-            match style.filter(|_| Some(id) == current_id) {
-                Some(current) => {
-                    spans.extend(values.into_iter().map(|span| span.style(current)));
-                }
-                None => spans.extend(values),
+            let mut label = format!("{marker} {id:>id_width$} ");
+            if token_width > 0 {
+                label.push_str(&pad(&model.token_text(id).unwrap_or_default(), token_width));
+                label.push(' ');
             }
-            lines.push(Line::from(spans));
+            let Some(row) = model.lookup(id) else {
+                continue;
+            };
+            let parts = match wide {
+                Some(style) => vec![wide_line(row.view(), values_width, style, theme)],
+                None => vector_lines(row.view(), values_width, theme),
+            };
+            for (part, values) in parts.into_iter().enumerate() {
+                let lead = if part == 0 {
+                    label.clone()
+                } else {
+                    " ".repeat(display_width(&label))
+                };
+                let mut spans = vec![Span::styled(lead, style.unwrap_or_default())];
+                match style.filter(|_| Some(id) == current_id) {
+                    Some(current) => {
+                        spans.extend(values.into_iter().map(|span| span.style(current)));
+                    }
+                    None => spans.extend(values),
+                }
+                lines.push(Line::from(spans));
+            }
         }
+        let block = super::with_range(block, "rows", &shown, model.rows(), theme);
+        block.render(area, buf);
+        if let Some(message) = super::generating(app) {
+            message.render(inner, buf);
+            return;
+        }
+        Paragraph::new(lines).render(inner, buf);
     }
-    let block = super::with_range(block, "rows", &shown, model.rows(), theme);
-    block.render(area, buf);
-    if let Some(message) = super::generating(app) {
-        message.render(inner, buf);
-        return;
-    }
-    Paragraph::new(lines).render(inner, buf);
 }

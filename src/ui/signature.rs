@@ -1,29 +1,21 @@
 //! What the embedding layer takes in: ids go in, rows of the weight matrix come out, and
 //! position is wired to nothing. The lesson's third step shows it beside the matrix.
 
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::Wrap;
 
+use super::pane::TextPane;
 use super::vector::{fit, format_value};
 use crate::app::App;
 
 /// Tokens the picture lists at the most; the rest are counted.
 const LISTED: usize = 6;
 
-/// The rows the pane would like, borders included.
-pub(super) fn natural_height(app: &App) -> usize {
-    lines(app, u16::MAX).len() + 2
-}
-
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let block = super::pane(" What the layer takes in ", false, theme);
-    Paragraph::new(lines(app, area.width.saturating_sub(2)))
-        .wrap(Wrap { trim: false })
-        .block(block)
-        .render(area, buf);
+/// The pane at a width: what the layer takes in, wrapped as drawn.
+pub(super) fn build(app: &App, width: u16) -> TextPane<'static> {
+    let block = super::pane(" What the layer takes in ", false, app.theme());
+    let lines = lines(app, width.saturating_sub(2));
+    TextPane::new(block, lines, Some(Wrap { trim: false }), width)
 }
 
 fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
