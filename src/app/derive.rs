@@ -19,7 +19,7 @@ use crate::core::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
 use crate::core::metrics::typical_magnitude;
 use crate::core::plane::{Plane, Sentence, Side, plane};
 use crate::core::positional::PositionScheme;
-use crate::core::sentence::{self, Unread};
+use crate::core::sentence::{self, ReadSentence, Unread};
 use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
 use crate::core::vocabulary::Token;
 use crate::core::weights::{EmbeddingModel, TokenLookup};
@@ -137,8 +137,9 @@ pub struct Derived {
     scale_stamp: Stamp<(u64, bool)>,
     value_scale: f32,
     tokens_stamp: Stamp<(u64, u64, bool, bool)>,
-    tokens: Vec<Token>,
-    unread: Option<Unread>,
+    /// Moves when the tokens change (not when only the unread tail of a long text does).
+    tokens_revision: u64,
+    read: ReadSentence,
     used_rows: Vec<usize>,
     lookups_stamp: Stamp<(u64, PositionScheme, bool)>,
     lookups: Vec<TokenLookup>,
@@ -179,9 +180,9 @@ impl Derived {
         let scheme = inputs.settings.active_scheme();
         if self
             .lookups_stamp
-            .renew((self.tokens_stamp.revision, scheme, ready))
+            .renew((self.tokens_revision, scheme, ready))
         {
-            self.lookups = model.embed(&self.tokens, scheme);
+            self.lookups = model.embed(&self.read.tokens, scheme);
             self.lookups_pending = !ready;
             self.counts.lookups += 1;
         }
@@ -198,18 +199,41 @@ impl Derived {
             settings.special_tokens,
             settings.ids,
         );
+        // The same model and switches: an edit of the text alone may leave the tokens as read.
+        let same_reading = self
+            .tokens_stamp
+            .key
+            .is_some_and(|(_, model, special, ids)| (model, special, ids) == (key.1, key.2, key.3));
         let renewed = self.tokens_stamp.renew(key);
-        if renewed {
-            let read = sentence::read(model, inputs.text, settings.special_tokens, settings.ids)
+        let unchanged = renewed && same_reading && self.reread_tail(inputs.text);
+        if renewed && !unchanged {
+            self.read = sentence::read(model, inputs.text, settings.special_tokens, settings.ids)
                 .unwrap_or_default();
-            (self.tokens, self.unread) = (read.tokens, read.unread);
-            self.used_rows = self.tokens.iter().filter_map(|token| token.id).collect();
+            self.tokens_revision += 1;
+            self.used_rows = self
+                .read
+                .tokens
+                .iter()
+                .filter_map(|token| token.id)
+                .collect();
             self.used_rows.sort_unstable();
             self.used_rows.dedup();
             self.counts.tokens += 1;
         }
         if renewed || nav.jump_pending() {
-            nav.follow_tokens(&self.tokens, model.rows());
+            nav.follow_tokens(&self.read.tokens, model.rows());
+        }
+    }
+
+    /// Whether an edit of the text left the tokens read as they were (it only touched the
+    /// unread tail of a long text); if so, the unread part is counted anew.
+    fn reread_tail(&mut self, text: &str) -> bool {
+        match self.read.reread(text) {
+            Some(unread) => {
+                self.read.unread = Some(unread);
+                true
+            }
+            None => false,
         }
     }
 
@@ -258,7 +282,7 @@ impl Derived {
         };
         let settings = inputs.settings;
         let key = (
-            self.tokens_stamp.revision,
+            self.tokens_revision,
             other_revision,
             settings.overlay,
             settings.special_tokens,
@@ -266,7 +290,7 @@ impl Derived {
         if self.real_comparison_stamp.renew(key) {
             self.real_comparison = None;
             let model = Arc::clone(inputs.model);
-            let a = self.tokens.clone();
+            let a = self.read.tokens.clone();
             let b = model
                 .tokenize_with(other, settings.special_tokens)
                 .unwrap_or_default();
@@ -303,13 +327,13 @@ impl Derived {
         let with_positions = inputs.settings.overlay;
         if self
             .layer0_stamp
-            .renew((self.tokens_stamp.revision, with_positions))
+            .renew((self.tokens_revision, with_positions))
         {
             // Nothing from before stays on screen while the new run is computed.
             self.layer0_view = None;
             self.views.attention = None;
             self.head_stamp.clear();
-            let tokens = self.tokens.clone();
+            let tokens = self.read.tokens.clone();
             let count = tokens.len().min(MAX_VIEW_TOKENS);
             // The sentence and its reversal.
             let background = runs_in_background(layer, 2 * count, inputs.background_layer0_from);
@@ -413,7 +437,7 @@ impl Derived {
                 }
             }
             Detail::OneHot => {
-                let id = self.tokens.get(step).and_then(|token| token.id);
+                let id = self.read.tokens.get(step).and_then(|token| token.id);
                 let model = inputs.model;
                 if self
                     .one_hot_stamp
@@ -547,13 +571,13 @@ impl Derived {
     /// The sentence's tokens.
     #[must_use]
     pub fn tokens(&self) -> &[Token] {
-        &self.tokens
+        &self.read.tokens
     }
 
     /// The text after the last token read, when the sentence is longer than the explorer reads.
     #[must_use]
     pub fn unread(&self) -> Option<&Unread> {
-        self.unread.as_ref()
+        self.read.unread.as_ref()
     }
 
     /// Whether some token of the sentence looks up row `id` (a binary search, not a scan).

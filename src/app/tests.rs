@@ -389,6 +389,28 @@ fn a_typed_key_tokenizes_and_looks_up_once() {
 }
 
 #[test]
+fn typing_after_a_long_paste_reads_and_looks_up_nothing_again() {
+    let mut app = App::new(Options::default());
+    app.handle_event(&Event::Paste("the fox bites the man ".repeat(20_000)));
+    let unread = app
+        .unread()
+        .expect("the paste is longer than the explorer reads")
+        .chars;
+    let before = counts(&app);
+    type_text(&mut app, "zz");
+    assert_eq!(counts(&app), before, "only the unread tail changed");
+    assert_eq!(app.unread().map(|unread| unread.chars), Some(unread + 2));
+    assert_eq!(
+        app.tokens().len(),
+        crate::core::sentence::MAX_SENTENCE_TOKENS
+    );
+    // An edit at the start is read again.
+    app.handle_event(&key(KeyCode::Home));
+    type_text(&mut app, "a");
+    assert_eq!(counts(&app).tokens, before.tokens + 1);
+}
+
+#[test]
 fn positions_relook_up_without_retokenizing() {
     let mut app = explorer_on(DEFAULT_SENTENCE, None);
     let before = counts(&app);

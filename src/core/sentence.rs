@@ -46,6 +46,29 @@ pub struct ReadSentence {
     pub tokens: Vec<Token>,
     /// The text after the last token read, when there was more than the bound allows.
     pub unread: Option<Unread>,
+    /// The text read and the character after it, kept when some text was left unread: an edit
+    /// that leaves these alone cannot change the tokens read (see [`ReadSentence::reread`]).
+    settled: String,
+}
+
+impl ReadSentence {
+    /// What is left unread of `text`, an edit of the text this was read from, when the edit
+    /// cannot change the tokens read: the text read and the whitespace after it are unchanged,
+    /// so only the unread tail was edited (typing at the end of a long paste).
+    ///
+    /// `None` when the text must be read again.
+    #[must_use]
+    pub fn reread(&self, text: &str) -> Option<Unread> {
+        let unread = self.unread.as_ref()?;
+        let ends_between_words = self.settled.chars().next_back()?.is_whitespace();
+        (ends_between_words && text.starts_with(&self.settled)).then(|| {
+            let start = unread.span.start;
+            Unread {
+                span: start..text.len(),
+                chars: text[start..].chars().count(),
+            }
+        })
+    }
 }
 
 /// Reads `text` with the model's tokenizer (or as ids typed as numbers when `by_ids` is set or
@@ -80,7 +103,15 @@ pub fn read(
         span: read_to..text.len(),
         chars: text[read_to..].chars().count(),
     });
-    Ok(ReadSentence { tokens, unread })
+    let settled = match (&unread, text[read_to..].chars().next()) {
+        (Some(_), Some(next)) => text[..read_to + next.len_utf8()].to_owned(),
+        _ => String::new(),
+    };
+    Ok(ReadSentence {
+        tokens,
+        unread,
+        settled,
+    })
 }
 
 /// The length of the text's head of at most `limit` bytes: the whole text when it fits, else
@@ -145,6 +176,22 @@ mod tests {
         assert_eq!(read.tokens[..], whole[..read.tokens.len()]);
         assert_eq!(read.tokens.len(), MAX_SENTENCE_TOKENS);
         assert!(read.unread.is_some());
+    }
+
+    #[test]
+    fn typing_in_the_unread_tail_keeps_the_tokens_read() {
+        let model = model(VocabKind::Words);
+        let text = "the fox bites the man ".repeat(5_000);
+        let first = read(&model, &text, true, false).expect("reads");
+        let typed = format!("{text}zz");
+        let unread = first.reread(&typed).expect("only the tail changed");
+        let again = read(&model, &typed, true, false).expect("reads");
+        assert_eq!(again.tokens, first.tokens);
+        assert_eq!(Some(unread), again.unread);
+        // An edit inside the text read, or a sentence read whole, is read again.
+        assert_eq!(first.reread(&format!("a{text}")), None);
+        let short = read(&model, "the fox", true, false).expect("reads");
+        assert_eq!(short.reread("the fox bites"), None);
     }
 
     #[test]
