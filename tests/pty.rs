@@ -79,8 +79,41 @@ fn wait_for(
     }
 }
 
+/// How many sessions run at once. Each is a debug build redrawing on every key; on a
+/// two-core machine fifteen at once starve each other past [`TIMEOUT`], so the rest wait
+/// their turn (the wait is not part of any timeout).
+const SESSIONS_AT_ONCE: usize = 3;
+
+/// Sessions running now, and the signal that one ended.
+static RUNNING: (Mutex<usize>, std::sync::Condvar) = (Mutex::new(0), std::sync::Condvar::new());
+
+/// A turn to run a session, given back when dropped.
+struct Turn;
+
+impl Turn {
+    fn wait() -> Self {
+        let (count, ended) = &RUNNING;
+        let mut running = count.lock().unwrap_or_else(PoisonError::into_inner);
+        while *running >= SESSIONS_AT_ONCE {
+            running = ended.wait(running).unwrap_or_else(PoisonError::into_inner);
+        }
+        *running += 1;
+        Self
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let (count, ended) = &RUNNING;
+        *count.lock().unwrap_or_else(PoisonError::into_inner) -= 1;
+        ended.notify_one();
+    }
+}
+
 /// The binary running in a pseudo-terminal, with a thread copying its output into [`Output`].
 struct Session {
+    /// Held while the session runs (see [`SESSIONS_AT_ONCE`]).
+    _turn: Turn,
     output: Arc<Mutex<Output>>,
     master: Box<dyn MasterPty + Send>,
     writer: Box<dyn Write + Send>,
@@ -118,6 +151,7 @@ impl Session {
 
     /// Runs `command` in a 120×40 pseudo-terminal with `TERM` set to `term`.
     fn spawn(mut command: CommandBuilder, term: &str) -> Self {
+        let turn = Turn::wait();
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -155,6 +189,7 @@ impl Session {
             }
         });
         Self {
+            _turn: turn,
             output,
             master,
             writer,
