@@ -187,18 +187,8 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
     match app.detail() {
         Detail::Lookups => Box::new(lookups::build(app, width)),
         Detail::Attention => attention_pane(app, width),
-        Detail::Similarity => Box::new(Unconverted::new(
-            app,
-            width,
-            similarity::natural_height,
-            similarity::render,
-        )),
-        Detail::OneHot => Box::new(Unconverted::new(
-            app,
-            width,
-            one_hot::natural_height,
-            one_hot::render,
-        )),
+        Detail::Similarity => Box::new(similarity::build(app, width)),
+        Detail::OneHot => Box::new(one_hot::build(app, width)),
         Detail::PositionTable => Box::new(Unconverted::new(
             app,
             width,

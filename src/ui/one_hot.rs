@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
+use super::pane::Pane;
 use super::vector::{
     VALUE_WIDTH, WideStyle, is_wide, pad, values_per_line, vector_lines, wide_legend, wide_line,
     window, wrap_words,
@@ -26,22 +27,69 @@ const FULL_ONE_HOT_LIMIT: usize = 32;
 /// Zeros written out on each side of the 1 before the rest become `…`.
 const ZEROS_SHOWN: usize = 4;
 
-/// The rows the pane would like at a width, borders included.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
-    pane_lines(app, usize::from(width.saturating_sub(2)), usize::MAX).len() + 2
+/// The one-hot pane at a width: its lines built once, fitted to the rows it gets.
+pub(super) struct OneHot<'a> {
+    app: &'a App,
+    content: Content,
 }
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let block = super::pane(" One-hot · the lookup as a matrix product ", false, theme);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    if let Some(message) = super::generating(app) {
-        message.render(inner, buf);
-        return;
+/// What the pane shows.
+enum Content {
+    /// A sentence instead of a product: nothing typed, no row, or the row not read yet.
+    Message(Vec<Line<'static>>),
+    /// The product, written out.
+    Product(Box<Product>),
+}
+
+/// The product's parts, in the order they are drawn; the matrix's rows are drawn to the room.
+struct Product {
+    id: usize,
+    intro: Vec<Line<'static>>,
+    one_hot: Line<'static>,
+    pointer: Vec<Line<'static>>,
+    header: Vec<Line<'static>>,
+    legend: Vec<Line<'static>>,
+    matrix: Matrix,
+    result: Vec<Line<'static>>,
+    check: Vec<Line<'static>>,
+    cost: Vec<Line<'static>>,
+}
+
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> OneHot<'_> {
+    OneHot {
+        app,
+        content: content(app, usize::from(width.saturating_sub(2))),
     }
-    let lines = pane_lines(app, usize::from(inner.width), usize::from(inner.height));
-    Paragraph::new(lines).render(inner, buf);
+}
+
+impl Pane for OneHot<'_> {
+    fn height(&self) -> usize {
+        2 + match &self.content {
+            Content::Message(lines) => lines.len(),
+            Content::Product(product) => product.lines(self.app, usize::MAX).len(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let block = super::pane(
+            " One-hot · the lookup as a matrix product ",
+            false,
+            app.theme(),
+        );
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if let Some(message) = super::generating(app) {
+            message.render(inner, buf);
+            return;
+        }
+        let lines = match &self.content {
+            Content::Message(lines) => lines.clone(),
+            Content::Product(product) => product.lines(app, usize::from(inner.height)),
+        };
+        Paragraph::new(lines).render(inner, buf);
+    }
 }
 
 /// Text as wrapped lines of one style.
@@ -52,18 +100,19 @@ fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn pane_lines(app: &App, width: usize, height: usize) -> Vec<Line<'static>> {
+/// The pane's lines at a width.
+fn content(app: &App, width: usize) -> Content {
     let theme = app.theme();
     let model = app.model();
     let Some(token) = app.current_token() else {
-        return wrapped(
+        return Content::Message(wrapped(
             &format!(
                 "Type a sentence, then press {}: each token's lookup is shown as a product.",
                 key_name(&Action::FocusExplorer, Scope::Input)
             ),
             width,
             theme.muted(),
-        );
+        ));
     };
     let Some(id) = token.id else {
         let mut lines = wrapped(
@@ -84,14 +133,14 @@ fn pane_lines(app: &App, width: usize, height: usize) -> Vec<Line<'static>> {
             width,
             theme.muted(),
         ));
-        return lines;
+        return Content::Message(lines);
     };
     let (Some(product), Some(row)) = (app.views().one_hot.as_ref(), model.lookup(id)) else {
-        return wrapped(
+        return Content::Message(wrapped(
             &format!("Row {id} cannot be read yet."),
             width,
             theme.muted(),
-        );
+        ));
     };
     let rows = model.rows();
     let intro = wrapped(
@@ -108,44 +157,74 @@ fn pane_lines(app: &App, width: usize, height: usize) -> Vec<Line<'static>> {
     let [header, legend] = matrix.header(app);
     let result = matrix.result_lines(product.view(), app);
     let (check, cost) = check_lines(app, id, product.view(), row.view(), width);
+    Content::Product(Box::new(Product {
+        id,
+        intro,
+        one_hot,
+        pointer,
+        header,
+        legend,
+        matrix,
+        result,
+        check,
+        cost,
+    }))
+}
 
-    // A small matrix whole; else a few rows around the looked-up one, `⋮` for the rest.
-    let natural = if rows <= ROWS_AROUND + 2 {
-        rows
-    } else {
-        ROWS_AROUND
-    };
-    let natural_lines = if natural == rows { rows } else { natural + 2 };
-    // When short of room, the words go first, then the matrix's neighbours: the one-hot
-    // vector, the looked-up row, the product and the check stay.
-    let mut optional = [intro, cost, pointer, legend, header];
-    let kept = |optional: &[Vec<Line<'static>>]| optional.iter().map(Vec::len).sum::<usize>();
-    let essential = 1 + result.len() + check.len();
-    for drop in 0..optional.len() {
-        if essential + kept(&optional) + natural_lines <= height {
-            break;
+impl Product {
+    /// The lines that fit in `height` rows.
+    fn lines(&self, app: &App, height: usize) -> Vec<Line<'static>> {
+        let rows = app.model().rows();
+        let id = self.id;
+        let matrix = &self.matrix;
+        let result = self.result.clone();
+        let check = self.check.clone();
+        let one_hot = self.one_hot.clone();
+
+        // A small matrix whole; else a few rows around the looked-up one, `⋮` for the rest.
+        let natural = if rows <= ROWS_AROUND + 2 {
+            rows
+        } else {
+            ROWS_AROUND
+        };
+        let natural_lines = if natural == rows { rows } else { natural + 2 };
+        // When short of room, the words go first, then the matrix's neighbours: the one-hot
+        // vector, the looked-up row, the product and the check stay.
+        let mut optional = [
+            self.intro.clone(),
+            self.cost.clone(),
+            self.pointer.clone(),
+            self.legend.clone(),
+            self.header.clone(),
+        ];
+        let kept = |optional: &[Vec<Line<'static>>]| optional.iter().map(Vec::len).sum::<usize>();
+        let essential = 1 + result.len() + check.len();
+        for drop in 0..optional.len() {
+            if essential + kept(&optional) + natural_lines <= height {
+                break;
+            }
+            optional[drop].clear();
         }
-        optional[drop].clear();
+        let room = height.saturating_sub(essential + kept(&optional));
+        let (shown_rows, gaps) = if room >= natural_lines {
+            (natural, natural < rows)
+        } else if room >= 3 {
+            (room - 2, true)
+        } else {
+            (1, false)
+        };
+        let [intro, cost, pointer, legend, header] = optional;
+        let mut lines = intro;
+        lines.push(one_hot);
+        lines.extend(pointer);
+        lines.extend(header);
+        lines.extend(legend);
+        lines.extend(matrix.row_lines(app, id, shown_rows, gaps));
+        lines.extend(result);
+        lines.extend(check);
+        lines.extend(cost);
+        lines
     }
-    let room = height.saturating_sub(essential + kept(&optional));
-    let (shown_rows, gaps) = if room >= natural_lines {
-        (natural, natural < rows)
-    } else if room >= 3 {
-        (room - 2, true)
-    } else {
-        (1, false)
-    };
-    let [intro, cost, pointer, legend, header] = optional;
-    let mut lines = intro;
-    lines.push(one_hot);
-    lines.extend(pointer);
-    lines.extend(header);
-    lines.extend(legend);
-    lines.extend(matrix.row_lines(app, id, shown_rows, gaps));
-    lines.extend(result);
-    lines.extend(check);
-    lines.extend(cost);
-    lines
 }
 
 /// The one-hot vector, written out or abbreviated, and a pointer to its 1.

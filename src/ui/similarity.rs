@@ -9,6 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::HeatScale;
+use super::pane::Pane;
 use super::vector::{display_width, fit, pad, window, wrap_words};
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
@@ -33,33 +34,53 @@ const TOKEN_HEADING: &str = "nearest to the token vector";
 /// The heading of the rows nearest the input vector.
 const INPUT_HEADING: &str = "nearest to token + position";
 
-/// The rows the pane would like at a width, borders included.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
-    pane_lines(app, usize::from(width.saturating_sub(2)), usize::MAX)
-        .lines
-        .len()
-        + 2
+/// The similarity pane at a width: its lines built once, the heat map's rows fitted to the
+/// room it gets.
+pub(super) struct Similarity<'a> {
+    app: &'a App,
+    content: Content<'a>,
 }
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let block = super::pane(title(app), false, theme);
-    let inner = block.inner(area);
-    if let Some(message) = super::generating(app) {
-        block.render(area, buf);
-        message.render(inner, buf);
-        return;
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> Similarity<'_> {
+    Similarity {
+        app,
+        content: content(app, usize::from(width.saturating_sub(2))),
     }
-    let content = pane_lines(app, usize::from(inner.width), usize::from(inner.height));
-    // Said on the border, so a cut-off pane never shows a random table's similarities bare.
-    let kind = app.model().table_kind().short_note();
-    let block = block.title_bottom(Line::styled(format!(" {kind} "), theme.muted()));
-    let block = match content.range {
-        Some(range) => block.title_bottom(Line::styled(range, theme.muted()).right_aligned()),
-        None => block,
-    };
-    block.render(area, buf);
-    Paragraph::new(content.lines).render(inner, buf);
+}
+
+impl Pane for Similarity<'_> {
+    fn height(&self) -> usize {
+        2 + match &self.content {
+            Content::Message(lines) => lines.len(),
+            Content::Map(map) => 1 + map.members.indices.len() + map.legend.len() + map.tail.len(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = app.theme();
+        let block = super::pane(title(app), false, theme);
+        let inner = block.inner(area);
+        if let Some(message) = super::generating(app) {
+            block.render(area, buf);
+            message.render(inner, buf);
+            return;
+        }
+        let (lines, range) = match &self.content {
+            Content::Message(lines) => (lines.clone(), None),
+            Content::Map(map) => map.lines(app, usize::from(inner.height)),
+        };
+        // Said on the border, so a cut-off pane never shows a random table's similarities bare.
+        let kind = app.model().table_kind().short_note();
+        let block = block.title_bottom(Line::styled(format!(" {kind} "), theme.muted()));
+        let block = match range {
+            Some(range) => block.title_bottom(Line::styled(range, theme.muted()).right_aligned()),
+            None => block,
+        };
+        block.render(area, buf);
+        Paragraph::new(lines).render(inner, buf);
+    }
 }
 
 fn title(app: &App) -> String {
@@ -76,10 +97,41 @@ fn title(app: &App) -> String {
     }
 }
 
-/// What the pane draws, and which tokens the heat map shows when it cannot show them all.
-struct Content {
-    lines: Vec<Line<'static>>,
-    range: Option<String>,
+/// What the pane shows.
+enum Content<'a> {
+    /// A sentence instead of a heat map: nothing typed, or no vectors to compare.
+    Message(Vec<Line<'static>>),
+    /// The heat map, its legend, and the finding and nearest rows below it.
+    Map(Box<Map<'a>>),
+}
+
+/// The heat map's parts: its rows are drawn to the room there is.
+struct Map<'a> {
+    members: Members,
+    cosine: &'a ndarray::Array2<f64>,
+    heat: HeatMap,
+    legend: Vec<Line<'static>>,
+    /// The finding and the nearest rows.
+    tail: Vec<Line<'static>>,
+}
+
+impl Map<'_> {
+    /// The lines that fit in `height` rows, and which rows of the heat map those are when
+    /// not all of them.
+    fn lines(&self, app: &App, height: usize) -> (Vec<Line<'static>>, Option<String>) {
+        let fixed = 1 + self.legend.len() + self.tail.len();
+        // A few rows however short the pane, but never more than fit below the header, so the
+        // current token's row (which the window keeps) is always drawn.
+        let rows_room = height
+            .saturating_sub(fixed)
+            .max(MATRIX_MIN_ROWS.min(self.members.indices.len()))
+            .min(height.saturating_sub(1))
+            .max(1);
+        let (mut lines, range) = self.heat.lines(app, &self.members, self.cosine, rows_room);
+        lines.extend(self.legend.iter().cloned());
+        lines.extend(self.tail.iter().cloned());
+        (lines, range)
+    }
 }
 
 /// The tokens the heat map compares: those with a row, the first [`MAX_VIEW_TOKENS`] of them,
@@ -106,49 +158,37 @@ impl Members {
     }
 }
 
-fn pane_lines(app: &App, width: usize, height: usize) -> Content {
+/// The pane's content at a width.
+fn content(app: &App, width: usize) -> Content<'_> {
     let theme = app.theme();
-    let mut content = Content {
-        lines: Vec::new(),
-        range: None,
-    };
     let muted = |text: &str| wrapped(text, width, theme.muted());
     if app.tokens().is_empty() {
-        content.lines = muted(&format!(
+        return Content::Message(muted(&format!(
             "Type a sentence, then press {} to compare its vectors.",
             key_name(&Action::FocusExplorer, Scope::Input)
-        ));
-        return content;
+        )));
     }
     let cosine = app.views().cosine.as_ref();
     let members = Members::new(app, cosine.map_or(0, ndarray::Array2::nrows));
     let Some(cosine) = cosine.filter(|_| !members.indices.is_empty()) else {
-        content.lines = muted(&format!(
+        return Content::Message(muted(&format!(
             "No token of this sentence has a row in the {} vocabulary: there are no vectors \
              to compare.",
             app.model().label()
-        ));
-        return content;
+        )));
     };
     let mut tail = finding_lines(app, &members, cosine, width);
     tail.push(Line::default());
     tail.extend(nearest_lines(app, width));
     let heat = HeatMap::new(app, &members, width);
     let legend = heat.legend(width, theme);
-    let fixed = 1 + legend.len() + tail.len();
-    // A few rows however short the pane, but never more than fit below the header, so the
-    // current token's row (which the window keeps) is always drawn.
-    let rows_room = height
-        .saturating_sub(fixed)
-        .max(MATRIX_MIN_ROWS.min(members.indices.len()))
-        .min(height.saturating_sub(1))
-        .max(1);
-    let (matrix, range) = heat.lines(app, &members, cosine, rows_room);
-    content.lines = matrix;
-    content.lines.extend(legend);
-    content.lines.extend(tail);
-    content.range = range;
-    content
+    Content::Map(Box::new(Map {
+        members,
+        cosine,
+        heat,
+        legend,
+        tail,
+    }))
 }
 
 /// Text as wrapped lines of one style.
