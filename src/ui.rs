@@ -189,12 +189,7 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         Detail::Attention => attention_pane(app, width),
         Detail::Similarity => Box::new(similarity::build(app, width)),
         Detail::OneHot => Box::new(one_hot::build(app, width)),
-        Detail::PositionTable => Box::new(Unconverted::new(
-            app,
-            width,
-            position_table::natural_height,
-            position_table::render,
-        )),
+        Detail::PositionTable => Box::new(position_table::build(app, width)),
         Detail::Picture => picture_pane(app, width),
     }
 }
@@ -209,21 +204,11 @@ fn attention_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
 }
 
 fn picture_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
-    Box::new(Unconverted::new(
-        app,
-        width,
-        picture::natural_height,
-        picture::render,
-    ))
+    Box::new(picture::build(app, width))
 }
 
 fn compare_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
-    Box::new(Unconverted::new(
-        app,
-        width,
-        compare::natural_height,
-        compare::render,
-    ))
+    Box::new(compare::build(app, width))
 }
 
 /// A pane measured by a formula of its own, until it is built once like the others.

@@ -7,8 +7,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use super::pane::Pane;
 use super::vector::{
-    VALUE_WIDTH, display_width, format_value, is_wide, pad, values_per_line, wide_line, wrap_words,
+    VALUE_WIDTH, display_width, format_value, is_wide, pad, values_per_line, wide_line,
 };
 use crate::action::{Action, key};
 use crate::app::{App, RealLayer};
@@ -19,37 +20,28 @@ use crate::theme::Theme;
 /// Columns of a token's label: marker, position, text, id, partner.
 const LABEL_WIDTH: usize = 27;
 
-/// The rows the pane would like: both sentences' tokens, the findings as wrapped, borders.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
-    let Some(comparison) = app.compare().and_then(|_| app.comparison().ok()) else {
-        return 3 + 2;
-    };
-    let tokens = comparison
-        .sentences
-        .iter()
-        .map(|sentence| sentence.lookups.len())
-        .max()
-        .unwrap_or(0);
-    let inner = usize::from(width).saturating_sub(2).max(1);
-    let findings: usize = summary_lines(app, comparison)
-        .iter()
-        .map(|line| {
-            let text: String = line
-                .spans
-                .iter()
-                .map(|span| span.content.as_ref())
-                .collect();
-            wrap_words(&text, inner).len().max(1)
-        })
-        .sum();
-    tokens + 1 + findings + 2
+/// Compare mode's pane at a width: its title, and the findings or what stands in for them,
+/// built once; the sentences' rows are drawn to the room they get.
+pub(super) struct Compare<'a> {
+    app: &'a App,
+    title: String,
+    body: Body<'a>,
 }
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+/// What the pane holds below its title.
+enum Body<'a> {
+    /// Why there is nothing to compare yet.
+    Message(Box<Paragraph<'static>>),
+    /// Both sentences, and the findings with the rows each takes when wrapped.
+    Comparison {
+        comparison: &'a Comparison,
+        findings: Vec<(Line<'static>, usize)>,
+    },
+}
+
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
     let theme = app.theme();
-    if app.compare().is_none() {
-        return;
-    }
     let mask = match (app.real_layer(), app.mask()) {
         (RealLayer::Open(_), _) => "the model's own layer 0",
         (_, crate::core::attention::Mask::None) => "unmasked attention",
@@ -60,83 +52,123 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         positions_name(app),
         key(&Action::ToggleCompare)
     );
-    let block = super::pane(title, false, theme);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    let comparison = match app.comparison() {
-        Ok(comparison) => comparison,
+    let inner = width.saturating_sub(2).max(1);
+    let body = match app.comparison() {
+        Ok(comparison) => Body::Comparison {
+            comparison,
+            findings: summary_lines(app, comparison)
+                .into_iter()
+                .map(|line| {
+                    let rows = wrapped_rows(&line, inner);
+                    (line, rows)
+                })
+                .collect(),
+        },
         Err(message) => {
             let message = if message.is_empty() {
-                &format!(
+                format!(
                     "Type two sentences to compare ({} edits A, {} edits B).",
                     key(&Action::FocusInput),
                     key(&Action::FocusOther)
                 )
             } else {
-                message
+                message.to_owned()
             };
-            Paragraph::new(Line::styled(message.to_owned(), theme.warning()))
-                .wrap(Wrap { trim: true })
-                .render(inner, buf);
-            return;
+            Body::Message(Box::new(
+                Paragraph::new(Line::styled(message, theme.warning())).wrap(Wrap { trim: true }),
+            ))
         }
     };
-    let rows = comparison
+    Compare { app, title, body }
+}
+
+/// The rows a line takes wrapped as the findings are drawn.
+fn wrapped_rows(line: &Line<'static>, width: u16) -> usize {
+    Paragraph::new(line.clone())
+        .wrap(Wrap { trim: true })
+        .line_count(width)
+        .max(1)
+}
+
+impl Pane for Compare<'_> {
+    /// Both sentences' tokens and a header, the findings as wrapped, borders; three lines for
+    /// what stands in for them.
+    fn height(&self) -> usize {
+        match &self.body {
+            Body::Message(_) => 3 + 2,
+            Body::Comparison {
+                comparison,
+                findings,
+            } => rows(comparison) + 1 + findings.iter().map(|(_, rows)| rows).sum::<usize>() + 2,
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = app.theme();
+        let block = super::pane(self.title.clone(), false, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let (comparison, findings) = match &self.body {
+            Body::Comparison {
+                comparison,
+                findings,
+            } => (*comparison, findings),
+            Body::Message(message) => {
+                message.as_ref().render(inner, buf);
+                return;
+            }
+        };
+        // A long sentence's rows must not push the findings (and what was left out) off screen.
+        let summary_room = u16::try_from(findings.len())
+            .unwrap_or(u16::MAX)
+            .min(inner.height / 2);
+        let columns_height = u16::try_from(rows(comparison) + 1)
+            .unwrap_or(u16::MAX)
+            .min(inner.height.saturating_sub(summary_room));
+        let [columns, summary] = inner.layout(&Layout::vertical([
+            Constraint::Length(columns_height),
+            Constraint::Fill(1),
+        ]));
+        let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
+        for (index, column) in [left, right].into_iter().enumerate() {
+            Paragraph::new(sentence_lines(app, comparison, index, column.width))
+                .render(column, buf);
+        }
+        let findings = fitted(findings, summary, theme.warning());
+        Paragraph::new(findings)
+            .wrap(Wrap { trim: true })
+            .render(summary, buf);
+    }
+}
+
+/// Rows of the longer sentence.
+fn rows(comparison: &Comparison) -> usize {
+    comparison
         .sentences
         .iter()
         .map(|sentence| sentence.lookups.len())
         .max()
-        .unwrap_or(0);
-    // A long sentence's rows must not push the findings (and what was left out) off screen.
-    let findings = summary_lines(app, comparison);
-    let summary_room = u16::try_from(findings.len())
-        .unwrap_or(u16::MAX)
-        .min(inner.height / 2);
-    let columns_height = u16::try_from(rows + 1)
-        .unwrap_or(u16::MAX)
-        .min(inner.height.saturating_sub(summary_room));
-    let [columns, summary] = inner.layout(&Layout::vertical([
-        Constraint::Length(columns_height),
-        Constraint::Fill(1),
-    ]));
-    let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
-    for (index, column) in [left, right].into_iter().enumerate() {
-        Paragraph::new(sentence_lines(app, comparison, index, column.width)).render(column, buf);
-    }
-    let findings = fitted(findings, summary, theme.warning());
-    Paragraph::new(findings)
-        .wrap(Wrap { trim: true })
-        .render(summary, buf);
+        .unwrap_or(0)
 }
 
 /// The findings that fit in `area`, most important first; when some do not, the last row
 /// says how many are left out rather than cutting them silently.
-fn fitted(lines: Vec<Line<'static>>, area: Rect, style: Style) -> Vec<Line<'static>> {
-    let width = usize::from(area.width).max(1);
-    let rows = |line: &Line| {
-        let text: String = line
-            .spans
-            .iter()
-            .map(|span| span.content.as_ref())
-            .collect();
-        wrap_words(&text, width).len().max(1)
-    };
+fn fitted(lines: &[(Line<'static>, usize)], area: Rect, style: Style) -> Vec<Line<'static>> {
     let room = usize::from(area.height);
-    if lines.iter().map(rows).sum::<usize>() <= room {
-        return lines;
+    if lines.iter().map(|(_, rows)| rows).sum::<usize>() <= room {
+        return lines.iter().map(|(line, _)| line.clone()).collect();
     }
     let mut used = 0;
     let mut kept = Vec::new();
-    let total = lines.len();
-    for line in lines {
-        let needed = rows(&line);
+    for (line, needed) in lines {
         if used + needed + 1 > room {
             break;
         }
         used += needed;
-        kept.push(line);
+        kept.push(line.clone());
     }
-    let left_out = total - kept.len();
+    let left_out = lines.len() - kept.len();
     kept.push(Line::styled(
         match left_out {
             1 => "▼ 1 more finding below: a taller terminal shows it".to_owned(),

@@ -11,6 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::canvas::{Canvas, Context, Line as Stroke, Points};
 use ratatui::widgets::{Paragraph, Widget};
 
+use super::pane::Pane;
 use super::vector::{display_width, fit, wrap_words};
 use crate::action::{Action, key};
 use crate::app::App;
@@ -34,7 +35,7 @@ const AXIS_DOT_STEP: f64 = 4.0;
 /// An arrowhead's barbs, in braille dots.
 const BARB_DOTS: f64 = 3.0;
 
-/// What the pane draws around the canvas, built once per frame.
+/// What the pane draws around the canvas.
 struct Content<'a> {
     /// The picture, if there is one.
     plane: Option<&'a Plane>,
@@ -49,19 +50,16 @@ fn count(paragraphs: &[Vec<Line<'static>>]) -> usize {
     paragraphs.iter().map(Vec::len).sum()
 }
 
-/// The rows the pane would like at a width, borders included.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
-    let content = content(app, usize::from(width.saturating_sub(2)));
-    let canvas = if content.plane.is_some() {
-        CANVAS_ROWS_WANTED
-    } else {
-        0
-    };
-    2 + count(&content.head) + canvas + count(&content.foot)
+/// The picture pane at a width: its legend and finding built once, the canvas given the rows
+/// that are left.
+pub(super) struct Picture<'a> {
+    app: &'a App,
+    title: &'static str,
+    content: Content<'a>,
 }
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> Picture<'_> {
     let inputs = app
         .views()
         .plane
@@ -72,65 +70,89 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         " Picture · token vectors on their top two axes (PCA) "
     };
-    let title = if display_width(title) + 2 <= usize::from(area.width) {
+    let title = if display_width(title) + 2 <= usize::from(width) {
         title
     } else {
         " Picture · PCA "
     };
-    let block = super::pane(title, false, theme);
-    let inner = block.inner(area);
-    if let Some(message) = super::generating(app) {
-        block.render(area, buf);
-        message.render(inner, buf);
-        return;
+    Picture {
+        app,
+        title,
+        content: content(app, usize::from(width.saturating_sub(2))),
     }
-    // Said on the border, so a cut-off pane never shows a random table's layout bare.
-    let kind = fit(
-        app.model().table_kind().short_note(),
-        usize::from(area.width).saturating_sub(4),
-    );
-    let block = block.title_bottom(Line::styled(format!(" {kind} "), theme.muted()));
-    block.render(area, buf);
-    let width = usize::from(inner.width);
-    let mut content = content(app, width);
-    let height = usize::from(inner.height);
-    let Some(plane) = content.plane else {
-        Paragraph::new(content.foot.concat()).render(inner, buf);
-        return;
-    };
-    // The canvas keeps a few rows: the legend's later paragraphs give way first, then the
-    // notes under the finding; each goes whole, never cut mid-sentence.
-    while count(&content.head) + count(&content.foot) + CANVAS_ROWS_LEAST > height {
-        if content.head.len() > 1 {
-            content.head.pop();
-        } else if content.foot.len() > 1 {
-            content.foot.pop();
+}
+
+impl Pane for Picture<'_> {
+    fn height(&self) -> usize {
+        let content = &self.content;
+        let canvas = if content.plane.is_some() {
+            CANVAS_ROWS_WANTED
         } else {
-            break;
-        }
+            0
+        };
+        2 + count(&content.head) + canvas + count(&content.foot)
     }
-    let head = u16::try_from(count(&content.head)).unwrap_or(u16::MAX);
-    let foot = u16::try_from(count(&content.foot)).unwrap_or(u16::MAX);
-    let canvas_height = inner.height.saturating_sub(head + foot);
-    let head_area = Rect {
-        height: head.min(inner.height),
-        ..inner
-    };
-    let canvas_area = Rect {
-        y: inner.y + head_area.height,
-        height: canvas_height,
-        ..inner
-    };
-    let foot_area = Rect {
-        y: canvas_area.y + canvas_height,
-        height: inner
-            .height
-            .saturating_sub(head_area.height + canvas_height),
-        ..inner
-    };
-    Paragraph::new(content.head.concat()).render(head_area, buf);
-    draw_plane(plane, canvas_area, buf, theme);
-    Paragraph::new(content.foot.concat()).render(foot_area, buf);
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = app.theme();
+        let block = super::pane(self.title, false, theme);
+        let inner = block.inner(area);
+        if let Some(message) = super::generating(app) {
+            block.render(area, buf);
+            message.render(inner, buf);
+            return;
+        }
+        // Said on the border, so a cut-off pane never shows a random table's layout bare.
+        let kind = fit(
+            app.model().table_kind().short_note(),
+            usize::from(area.width).saturating_sub(4),
+        );
+        let block = block.title_bottom(Line::styled(format!(" {kind} "), theme.muted()));
+        block.render(area, buf);
+        let height = usize::from(inner.height);
+        let Some(plane) = self.content.plane else {
+            Paragraph::new(self.content.foot.concat()).render(inner, buf);
+            return;
+        };
+        let mut head = self.content.head.as_slice();
+        let mut foot = self.content.foot.as_slice();
+        // The canvas keeps a few rows: the legend's later paragraphs give way first, then the
+        // notes under the finding; each goes whole, never cut mid-sentence.
+        while count(head) + count(foot) + CANVAS_ROWS_LEAST > height {
+            if head.len() > 1 {
+                head = &head[..head.len() - 1];
+            } else if foot.len() > 1 {
+                foot = &foot[..foot.len() - 1];
+            } else {
+                break;
+            }
+        }
+        let head_lines = head.concat();
+        let foot_lines = foot.concat();
+        let head = u16::try_from(head_lines.len()).unwrap_or(u16::MAX);
+        let foot = u16::try_from(foot_lines.len()).unwrap_or(u16::MAX);
+        let canvas_height = inner.height.saturating_sub(head + foot);
+        let head_area = Rect {
+            height: head.min(inner.height),
+            ..inner
+        };
+        let canvas_area = Rect {
+            y: inner.y + head_area.height,
+            height: canvas_height,
+            ..inner
+        };
+        let foot_area = Rect {
+            y: canvas_area.y + canvas_height,
+            height: inner
+                .height
+                .saturating_sub(head_area.height + canvas_height),
+            ..inner
+        };
+        Paragraph::new(head_lines).render(head_area, buf);
+        draw_plane(plane, canvas_area, buf, theme);
+        Paragraph::new(foot_lines).render(foot_area, buf);
+    }
 }
 
 /// Text as wrapped lines of one style.

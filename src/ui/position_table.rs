@@ -12,6 +12,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::HeatScale;
+use super::pane::Pane;
 use super::vector::{
     WideStyle, WideView, dims_per_cell, fit, is_wide, values_per_line, vector_lines, wide_line,
     window, wrap_words,
@@ -196,26 +197,29 @@ fn current_position(app: &App) -> Option<usize> {
     app.current_token().map(|token| token.position)
 }
 
-/// The rows the pane would like at a width, borders included.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
-    let width = usize::from(width.saturating_sub(2));
-    let shown = Shown::new(app);
-    let grid = Grid::new(&shown, width);
-    2 + wrap_words(&shown.caption, width).len()
-        + 1
-        + shown.positions.min(POSITION_ROWS_WANTED)
-        + 1
-        + value_lines(app, &shown, &grid, width).len()
+/// The position-table pane at a width: what it shows and how, built once; the table's rows
+/// are drawn to the room it gets.
+pub(super) struct PositionTable<'a> {
+    app: &'a App,
+    shown: Shown<'a>,
+    grid: Grid,
+    title: String,
+    caption: Vec<Line<'static>>,
+    /// The current position's exact values.
+    values: Vec<Line<'static>>,
+    /// Columns inside the borders.
+    width: usize,
 }
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> PositionTable<'_> {
     let theme = app.theme();
     let shown = Shown::new(app);
     let title = format!(
         " Position table · {} · {} positions × {} dims ",
         shown.what, shown.positions, shown.dims
     );
-    let title = if title.width() + 2 <= usize::from(area.width) {
+    let title = if title.width() + 2 <= usize::from(width) {
         title
     } else {
         format!(
@@ -223,68 +227,102 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             shown.what, shown.positions, shown.dims
         )
     };
-    let block = super::pane(title, false, theme);
-    let inner = block.inner(area);
-    let width = usize::from(inner.width);
-    let height = usize::from(inner.height);
+    let width = usize::from(width.saturating_sub(2));
     let grid = Grid::new(&shown, width);
-    if let Some(message) = super::generating(app) {
-        block.render(area, buf);
-        message.render(inner, buf);
-        return;
-    }
-
     let caption_style = if shown.warning {
         theme.warning()
     } else {
         theme.muted()
     };
-    let caption: Vec<Line> = wrap_words(&shown.caption, width)
+    let caption = wrap_words(&shown.caption, width)
         .into_iter()
         .map(|line| Line::styled(line, caption_style))
         .collect();
     let values = value_lines(app, &shown, &grid, width);
-    // The header and a row first, then the exact values (whole or not at all), the legend, the
-    // caption, and the other rows.
-    let mut left = height.saturating_sub(2);
-    let mut whole = |wanted: usize| {
-        let fits = wanted <= left;
-        if fits {
-            left -= wanted;
-        }
-        fits
-    };
-    let values_shown = whole(values.len());
-    let legend_shown = whole(1);
-    let caption_shown = whole(caption.len());
-    let rows = 1 + left.min(shown.positions.saturating_sub(1));
-    let current = current_position(app);
-    let shown_rows = window(shown.positions, rows, current.unwrap_or(0));
-    let block = if shown_rows.len() < shown.positions {
-        let range = format!(
-            " positions {}–{} of {} ",
-            shown_rows.start,
-            shown_rows.end.saturating_sub(1),
-            shown.positions
-        );
-        block.title_bottom(Line::styled(range, theme.muted()).right_aligned())
-    } else {
-        block
-    };
-    block.render(area, buf);
+    PositionTable {
+        app,
+        shown,
+        grid,
+        title,
+        caption,
+        values,
+        width,
+    }
+}
 
-    let mut lines: Vec<Line> = if caption_shown { caption } else { Vec::new() };
-    lines.push(header(&shown, &grid, theme));
-    for position in shown_rows {
-        lines.push(heat_row(&shown, &grid, position, current, theme));
+impl Pane for PositionTable<'_> {
+    /// The caption, the header, the first rows, the legend and the values.
+    fn height(&self) -> usize {
+        2 + self.caption.len()
+            + 1
+            + self.shown.positions.min(POSITION_ROWS_WANTED)
+            + 1
+            + self.values.len()
     }
-    if legend_shown {
-        lines.push(fit_line(shown.heat().legend(theme), width));
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let Self {
+            app,
+            ref shown,
+            ref grid,
+            width,
+            ..
+        } = *self;
+        let theme = app.theme();
+        let block = super::pane(self.title.clone(), false, theme);
+        let inner = block.inner(area);
+        let height = usize::from(inner.height);
+        if let Some(message) = super::generating(app) {
+            block.render(area, buf);
+            message.render(inner, buf);
+            return;
+        }
+        // The header and a row first, then the exact values (whole or not at all), the legend,
+        // the caption, and the other rows.
+        let mut left = height.saturating_sub(2);
+        let mut whole = |wanted: usize| {
+            let fits = wanted <= left;
+            if fits {
+                left -= wanted;
+            }
+            fits
+        };
+        let values_shown = whole(self.values.len());
+        let legend_shown = whole(1);
+        let caption_shown = whole(self.caption.len());
+        let rows = 1 + left.min(shown.positions.saturating_sub(1));
+        let current = current_position(app);
+        let shown_rows = window(shown.positions, rows, current.unwrap_or(0));
+        let block = if shown_rows.len() < shown.positions {
+            let range = format!(
+                " positions {}–{} of {} ",
+                shown_rows.start,
+                shown_rows.end.saturating_sub(1),
+                shown.positions
+            );
+            block.title_bottom(Line::styled(range, theme.muted()).right_aligned())
+        } else {
+            block
+        };
+        block.render(area, buf);
+
+        let mut lines: Vec<Line> = if caption_shown {
+            self.caption.clone()
+        } else {
+            Vec::new()
+        };
+        lines.push(header(shown, grid, theme));
+        for position in shown_rows {
+            lines.push(heat_row(shown, grid, position, current, theme));
+        }
+        if legend_shown {
+            lines.push(fit_line(shown.heat().legend(theme), width));
+        }
+        if values_shown {
+            lines.extend(self.values.iter().cloned());
+        }
+        Paragraph::new(lines).render(inner, buf);
     }
-    if values_shown {
-        lines.extend(values);
-    }
-    Paragraph::new(lines).render(inner, buf);
 }
 
 fn header(shown: &Shown, grid: &Grid, theme: Theme) -> Line<'static> {
