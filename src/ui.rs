@@ -121,18 +121,10 @@ impl<'a> Body<'a> {
     /// The panes at the body's width: the matrix beside the other pane when both fit, else
     /// the matrix above it.
     fn build(app: &'a App, width: u16) -> Self {
-        if app.compare().is_some() {
-            // Both sentences' dots in the picture, in place of the table while it is open.
-            let pane = if app.detail() == Detail::Picture {
-                picture_pane(app, width)
-            } else {
-                compare_pane(app, width)
-            };
-            return Self::Whole(hidden_until_guessed(app, width, pane));
-        }
-        if app.head_overview() && !lesson::hides_answers(app) {
-            // Every head's map needs the room more than the matrix does.
-            return Self::Whole(attention_pane(app, width));
+        // Compare mode's panes span the body; so does every head's map, which needs the room
+        // more than the matrix does.
+        if app.compare().is_some() || (app.head_overview() && !lesson::hides_answers(app)) {
+            return Self::Whole(hidden_until_guessed(app, width, detail(app, width)));
         }
         let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
         let beside =
@@ -178,68 +170,24 @@ impl<'a> Body<'a> {
     }
 }
 
-/// The pane beside the matrix: the lesson's picture of the layer's inputs when its step shows
-/// it, else the pane chosen.
+/// The pane chosen, built at a width: the one dispatch over the pane kind.
+///
+/// Beside the matrix, the lesson's picture of the layer's inputs stands in when its step shows
+/// it; in compare mode the comparison (or both sentences' dots in the picture, while that is
+/// open) takes the pane's place.
 fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
-    if lesson::shows_signature(app) {
+    let comparing = app.compare().is_some();
+    if !comparing && lesson::shows_signature(app) {
         return Box::new(signature::build(app, width));
     }
     match app.detail() {
+        Detail::Picture => Box::new(picture::build(app, width)),
+        _ if comparing => Box::new(compare::build(app, width)),
         Detail::Lookups => Box::new(lookups::build(app, width)),
-        Detail::Attention => attention_pane(app, width),
+        Detail::Attention => Box::new(attention::build(app, width)),
         Detail::Similarity => Box::new(similarity::build(app, width)),
         Detail::OneHot => Box::new(one_hot::build(app, width)),
         Detail::PositionTable => Box::new(position_table::build(app, width)),
-        Detail::Picture => picture_pane(app, width),
-    }
-}
-
-fn attention_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
-    Box::new(Unconverted::new(
-        app,
-        width,
-        attention::natural_height,
-        attention::render,
-    ))
-}
-
-fn picture_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
-    Box::new(picture::build(app, width))
-}
-
-fn compare_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
-    Box::new(compare::build(app, width))
-}
-
-/// A pane measured by a formula of its own, until it is built once like the others.
-struct Unconverted<'a> {
-    app: &'a App,
-    height: usize,
-    draw: fn(&App, Rect, &mut Buffer),
-}
-
-impl<'a> Unconverted<'a> {
-    fn new(
-        app: &'a App,
-        width: u16,
-        measure: fn(&App, u16) -> usize,
-        draw: fn(&App, Rect, &mut Buffer),
-    ) -> Self {
-        Self {
-            app,
-            height: measure(app, width),
-            draw,
-        }
-    }
-}
-
-impl Pane for Unconverted<'_> {
-    fn height(&self) -> usize {
-        self.height
-    }
-
-    fn render(&self, area: Rect, buf: &mut Buffer) {
-        (self.draw)(self.app, area, buf);
     }
 }
 

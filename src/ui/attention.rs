@@ -10,10 +10,11 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::{HeatScale, masked_cell};
+use super::pane::Pane;
 use super::vector::{
     WideStyle, fit, format_value, is_wide, pad, pad_left, values_per_line, vector_lines,
     wide_legend, wide_line, window, wrap_words,
@@ -37,6 +38,8 @@ const NUMBER_CELL: usize = 5;
 const HEAT_ROWS_WANTED: usize = 16;
 /// Output rows the pane asks for at most.
 const OUTPUT_ROWS_WANTED: usize = 8;
+/// Lines of the finding the pane keeps however short the body.
+const FINDING_LEAST: usize = 2;
 /// How many pairs of dimensions the `RoPE` table shows.
 const ROPE_PAIRS: usize = 3;
 
@@ -194,25 +197,120 @@ fn row_values(
     Some(Line::styled(fit(&text, width), theme.muted()))
 }
 
-/// The rows the pane would like at a width, borders included.
-pub(super) fn natural_height(app: &App, width: u16) -> usize {
+/// The attention pane at a width: its title, and the map's layout, finding and the scheme's
+/// own lines built once; the heat map and outputs are drawn to the rows it gets.
+pub(super) struct AttentionPane<'a> {
+    app: &'a App,
+    title: String,
+    /// Columns inside the borders.
+    width: usize,
+    body: Body<'a>,
+}
+
+/// What the pane holds below its title.
+enum Body<'a> {
+    /// Why there is nothing to attend over.
+    Message(Vec<Line<'static>>),
+    /// Every head's small heat map.
+    Overview,
+    /// One head's heat map, outputs and finding.
+    Map(Box<Map<'a>>),
+}
+
+/// One head's pane: what is built once a frame.
+struct Map<'a> {
+    attention: &'a Attention,
+    grid: Grid,
+    finding: Vec<String>,
+    extra: Vec<Line<'static>>,
+    /// Lines each token's output takes.
+    per_output: usize,
+    /// Columns inside the borders.
+    width: usize,
+}
+
+/// The pane at a width, borders included.
+pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
+    let title = title(app, width);
     let width = usize::from(width.saturating_sub(2));
-    let Some(attention) = &app.views().attention else {
-        return 2 + wrap_words(&nothing_to_attend(app), width).len();
+    let body = match &app.views().attention {
+        None => Body::Message(
+            wrap_words(&nothing_to_attend(app), width)
+                .into_iter()
+                .map(|line| Line::styled(line, app.theme().muted()))
+                .collect(),
+        ),
+        Some(_) if app.head_overview() => Body::Overview,
+        Some(attention) => {
+            let grid = Grid::new(app, attention, width);
+            Body::Map(Box::new(Map {
+                attention,
+                finding: finding(app, attention, &grid, width),
+                extra: extra(app, attention, &grid, width, app.theme()),
+                per_output: lines_per_output(attention, &grid),
+                grid,
+                width,
+            }))
+        }
     };
-    if app.head_overview() {
-        return super::head_overview::natural_height(app, width);
+    AttentionPane {
+        app,
+        title,
+        width,
+        body,
     }
-    let grid = Grid::new(app, attention, width);
-    let count = grid.members.len();
-    2 + 1
-        + grid.header_lines()
-        + count.min(HEAT_ROWS_WANTED)
-        + usize::from(grid.shows_row_values())
-        + 1
-        + count.min(OUTPUT_ROWS_WANTED) * lines_per_output(attention, &grid)
-        + finding(app, attention, &grid, width).len()
-        + extra(app, attention, &grid, width, app.theme()).len()
+}
+
+impl Pane for AttentionPane<'_> {
+    fn height(&self) -> usize {
+        match &self.body {
+            Body::Message(lines) => 2 + lines.len(),
+            Body::Overview => super::head_overview::natural_height(self.app, self.width),
+            Body::Map(map) => {
+                let count = map.grid.members.len();
+                2 + 1
+                    + map.grid.header_lines()
+                    + count.min(HEAT_ROWS_WANTED)
+                    + usize::from(map.grid.shows_row_values())
+                    + 1
+                    + count.min(OUTPUT_ROWS_WANTED) * map.per_output
+                    + map.finding.len()
+                    + map.extra.len()
+            }
+        }
+    }
+
+    /// The map's positions, the current row and the finding's first lines: what its budget
+    /// gives out first.
+    fn least_height(&self) -> usize {
+        match &self.body {
+            Body::Map(map) => (2 + 1 + 1 + map.finding.len().min(FINDING_LEAST)).min(self.height()),
+            Body::Message(_) | Body::Overview => self.height().min(4),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = app.theme();
+        let block = super::pane(self.title.clone(), false, theme);
+        let inner = block.inner(area);
+        if let Some(message) = super::generating(app) {
+            block.render(area, buf);
+            message.render(inner, buf);
+            return;
+        }
+        match &self.body {
+            Body::Message(lines) => {
+                block.render(area, buf);
+                Paragraph::new(lines.clone()).render(inner, buf);
+            }
+            Body::Overview => {
+                block.render(area, buf);
+                super::head_overview::render(app, inner, buf);
+            }
+            Body::Map(map) => map.render(app, block, area, buf),
+        }
+    }
 }
 
 /// The pane's title, shortened when the pane is narrow.
@@ -256,110 +354,96 @@ fn nothing_to_attend(app: &App) -> String {
     }
 }
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let block = super::pane(title(app, area.width), false, theme);
-    let inner = block.inner(area);
-    let width = usize::from(inner.width);
-    if let Some(message) = super::generating(app) {
-        block.render(area, buf);
-        message.render(inner, buf);
-        return;
-    }
-    let Some(attention) = &app.views().attention else {
-        block.render(area, buf);
-        let lines: Vec<Line> = wrap_words(&nothing_to_attend(app), width)
-            .into_iter()
-            .map(|line| Line::styled(line, theme.muted()))
-            .collect();
-        Paragraph::new(lines).render(inner, buf);
-        return;
-    };
-    if app.head_overview() {
-        block.render(area, buf);
-        super::head_overview::render(app, inner, buf);
-        return;
-    }
-    let grid = Grid::new(app, attention, width);
-    let count = grid.members.len();
-    let with_rows = if real_view(app).is_some() {
-        let rows = match app.real_layer() {
-            RealLayer::Open(layer) => layer.token_rows(),
-            _ => 0,
-        };
-        app.tokens()
-            .iter()
-            .filter(|token| token.id.is_some_and(|id| id < rows))
-            .count()
-    } else {
-        app.lookups()
-            .iter()
-            .filter(|lookup| lookup.input_vector.is_some())
-            .count()
-    };
-    let block = if with_rows > count {
-        let note = format!(" the first {count} of {with_rows} tokens ");
-        block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
-    } else if with_rows < app.tokens().len() {
-        let note = " tokens without an input vector are left out ";
-        block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
-    } else {
-        block
-    };
-    block.render(area, buf);
-
-    let finding = finding(app, attention, &grid, width);
-    let extra = extra(app, attention, &grid, width, theme);
-    let per_output = lines_per_output(attention, &grid);
-    let budget = Budget::share(
-        usize::from(inner.height),
-        &grid,
-        per_output,
-        finding.len(),
-        extra.len(),
-    );
-
-    let mut lines = Vec::new();
-    if budget.caption {
-        let caption = if grid.cells == Cells::Dense {
-            "weights: row = query (who looks), column = key (looked at, by its position's last \
-             digit); each row sums to 1"
+impl Map<'_> {
+    /// The map, outputs and finding fitted to `area`, in `block`.
+    fn render(&self, app: &App, block: Block<'_>, area: Rect, buf: &mut Buffer) {
+        let Self {
+            attention,
+            ref grid,
+            ref finding,
+            ref extra,
+            per_output,
+            width,
+        } = *self;
+        let theme = app.theme();
+        let inner = block.inner(area);
+        let count = grid.members.len();
+        let with_rows = if real_view(app).is_some() {
+            let rows = match app.real_layer() {
+                RealLayer::Open(layer) => layer.token_rows(),
+                _ => 0,
+            };
+            app.tokens()
+                .iter()
+                .filter(|token| token.id.is_some_and(|id| id < rows))
+                .count()
         } else {
-            "weights: row = query (who looks), column = key (looked at); each row sums to 1"
+            app.lookups()
+                .iter()
+                .filter(|lookup| lookup.input_vector.is_some())
+                .count()
         };
-        lines.push(Line::styled(fit(caption, width), theme.muted()));
-    }
-    let (positions, texts) = heat_header(app, &grid, theme);
-    lines.push(positions);
-    lines.extend(texts.filter(|_| budget.texts));
-    let keep = grid.current.unwrap_or(0);
-    for row in window(count, budget.heat_rows, keep) {
-        lines.push(heat_row(app, attention, &grid, row, theme));
-    }
-    if budget.row_values {
-        lines.extend(row_values(app, attention, &grid, width, theme));
-    }
-    if budget.output_rows > 0 {
-        let scale = output_scale(attention);
-        lines.push(output_header(app, attention, &grid, scale, theme));
-        for row in window(count, budget.output_rows, keep) {
-            lines.extend(output_lines(app, attention, &grid, row, scale, theme));
+        let block = if with_rows > count {
+            let note = format!(" the first {count} of {with_rows} tokens ");
+            block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
+        } else if with_rows < app.tokens().len() {
+            let note = " tokens without an input vector are left out ";
+            block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
+        } else {
+            block
+        };
+        block.render(area, buf);
+
+        let budget = Budget::share(
+            usize::from(inner.height),
+            grid,
+            per_output,
+            finding.len(),
+            extra.len(),
+        );
+
+        let mut lines = Vec::new();
+        if budget.caption {
+            let caption = if grid.cells == Cells::Dense {
+                "weights: row = query (who looks), column = key (looked at, by its position's last \
+                 digit); each row sums to 1"
+            } else {
+                "weights: row = query (who looks), column = key (looked at); each row sums to 1"
+            };
+            lines.push(Line::styled(fit(caption, width), theme.muted()));
         }
+        let (positions, texts) = heat_header(app, grid, theme);
+        lines.push(positions);
+        lines.extend(texts.filter(|_| budget.texts));
+        let keep = grid.current.unwrap_or(0);
+        for row in window(count, budget.heat_rows, keep) {
+            lines.push(heat_row(app, attention, grid, row, theme));
+        }
+        if budget.row_values {
+            lines.extend(row_values(app, attention, grid, width, theme));
+        }
+        if budget.output_rows > 0 {
+            let scale = output_scale(attention);
+            lines.push(output_header(app, attention, grid, scale, theme));
+            for row in window(count, budget.output_rows, keep) {
+                lines.extend(output_lines(app, attention, grid, row, scale, theme));
+            }
+        }
+        let cut = budget.finding < finding.len();
+        for (index, line) in finding.iter().take(budget.finding).enumerate() {
+            // A finding cut short says so.
+            let line = if cut && index + 1 == budget.finding {
+                fit(&format!("{line} …"), width)
+            } else {
+                line.clone()
+            };
+            lines.push(Line::styled(line, theme.finding()));
+        }
+        if budget.extra {
+            lines.extend(extra.iter().cloned());
+        }
+        Paragraph::new(lines).render(inner, buf);
     }
-    let cut = budget.finding < finding.len();
-    for (index, line) in finding.iter().take(budget.finding).enumerate() {
-        // A finding cut short says so.
-        let line = if cut && index + 1 == budget.finding {
-            fit(&format!("{line} …"), width)
-        } else {
-            line.clone()
-        };
-        lines.push(Line::styled(line, theme.finding()));
-    }
-    if budget.extra {
-        lines.extend(extra);
-    }
-    Paragraph::new(lines).render(inner, buf);
 }
 
 /// Lines of the pane's height not yet given out.
