@@ -202,8 +202,6 @@ fn row_values(
 pub(super) struct AttentionPane<'a> {
     app: &'a App,
     title: String,
-    /// Columns inside the borders.
-    width: usize,
     body: Body<'a>,
 }
 
@@ -212,7 +210,7 @@ enum Body<'a> {
     /// Why there is nothing to attend over.
     Message(Vec<Line<'static>>),
     /// Every head's small heat map.
-    Overview,
+    Overview(Box<super::head_overview::Overview<'a>>),
     /// One head's heat map, outputs and finding.
     Map(Box<Map<'a>>),
 }
@@ -240,7 +238,9 @@ pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
                 .map(|line| Line::styled(line, app.theme().muted()))
                 .collect(),
         ),
-        Some(_) if app.head_overview() => Body::Overview,
+        Some(_) if app.head_overview() => {
+            Body::Overview(Box::new(super::head_overview::build(app, width)))
+        }
         Some(attention) => {
             let grid = Grid::new(app, attention, width);
             Body::Map(Box::new(Map {
@@ -253,19 +253,14 @@ pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
             }))
         }
     };
-    AttentionPane {
-        app,
-        title,
-        width,
-        body,
-    }
+    AttentionPane { app, title, body }
 }
 
 impl Pane for AttentionPane<'_> {
     fn height(&self) -> usize {
         match &self.body {
             Body::Message(lines) => 2 + lines.len(),
-            Body::Overview => super::head_overview::natural_height(self.app, self.width),
+            Body::Overview(overview) => overview.height(),
             Body::Map(map) => {
                 let count = map.grid.members.len();
                 2 + 1
@@ -285,7 +280,7 @@ impl Pane for AttentionPane<'_> {
     fn least_height(&self) -> usize {
         match &self.body {
             Body::Map(map) => (2 + 1 + 1 + map.finding.len().min(FINDING_LEAST)).min(self.height()),
-            Body::Message(_) | Body::Overview => self.height().min(4),
+            Body::Message(_) | Body::Overview(_) => self.height().min(4),
         }
     }
 
@@ -304,9 +299,9 @@ impl Pane for AttentionPane<'_> {
                 block.render(area, buf);
                 Paragraph::new(lines.clone()).render(inner, buf);
             }
-            Body::Overview => {
+            Body::Overview(overview) => {
                 block.render(area, buf);
-                super::head_overview::render(app, inner, buf);
+                overview.render(inner, buf);
             }
             Body::Map(map) => map.render(app, block, area, buf),
         }

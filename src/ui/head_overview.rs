@@ -81,65 +81,101 @@ fn caption(app: &App, left_out: usize, width: usize) -> Vec<String> {
     lines
 }
 
-/// The rows the overview would like at a width, borders included.
-pub(super) fn natural_height(app: &App, width: usize) -> usize {
-    let Some(Ok(view)) = app.layer0_view() else {
-        return 3;
-    };
-    let maps = Maps::new(&view.run.heads, width);
-    let left_out = view.members.len().saturating_sub(MAP_TOKENS);
-    2 + caption(app, left_out, width).len() + maps.map_rows() * maps.row_height()
+/// Every head's map at a width (inside the pane's borders): the layout and caption built once,
+/// the rows of maps drawn to the room they get.
+pub(super) struct Overview<'a> {
+    app: &'a App,
+    /// The heads' runs, when the layer has run over the sentence.
+    heads: Option<&'a [HeadResult]>,
+    maps: Maps,
+    caption: Vec<Line<'static>>,
+    width: usize,
 }
 
-/// Draws the maps in the pane's inner area, keeping the current head's row in view.
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+/// The overview at a width inside the pane's borders.
+pub(super) fn build(app: &App, width: usize) -> Overview<'_> {
     let theme = app.theme();
     let Some(Ok(view)) = app.layer0_view() else {
-        return;
+        return Overview {
+            app,
+            heads: None,
+            maps: Maps::new(&[], width),
+            caption: Vec::new(),
+            width,
+        };
     };
-    let width = usize::from(area.width);
-    let heads = &view.run.heads;
-    let maps = Maps::new(heads, width);
     let left_out = view.members.len().saturating_sub(MAP_TOKENS);
-    let mut lines: Vec<Line> = caption(app, left_out, width)
-        .into_iter()
-        .map(|line| Line::styled(line, theme.muted()))
-        .collect();
-    let room = usize::from(area.height).saturating_sub(lines.len());
-    let fitting = (room / maps.row_height().max(1)).max(1);
-    let current_row = app.head() / maps.per_row;
-    let shown = window(maps.map_rows(), fitting, current_row);
-    if shown.len() < maps.map_rows() {
-        let first = shown.start * maps.per_row;
-        let last = (shown.end * maps.per_row).min(maps.heads) - 1;
-        lines.push(Line::styled(
-            fit(
-                &format!(
-                    "heads {first}–{last} of {} shown; the rest above or below",
-                    maps.heads
-                ),
-                width,
-            ),
-            theme.muted(),
-        ));
+    Overview {
+        app,
+        heads: Some(&view.run.heads),
+        maps: Maps::new(&view.run.heads, width),
+        caption: caption(app, left_out, width)
+            .into_iter()
+            .map(|line| Line::styled(line, theme.muted()))
+            .collect(),
+        width,
     }
-    for map_row in shown {
-        let first = map_row * maps.per_row;
-        let row_heads = first..(first + maps.per_row).min(maps.heads);
-        lines.push(label_line(app, &maps, row_heads.clone(), theme));
-        for query in 0..maps.tokens {
-            let mut spans = Vec::new();
-            for head in row_heads.clone() {
-                spans.extend(cells(&heads[head], query, maps.tokens, theme));
-                // The rule keeps maps apart where their cells are blank (weights near 0).
-                let pad = maps.map_width - maps.tokens;
-                spans.push(Span::raw(" ".repeat(pad + 1)));
-                spans.push(Span::styled("│ ", theme.muted()));
-            }
-            lines.push(Line::from(spans));
+}
+
+impl Overview<'_> {
+    /// The rows the overview would like, borders included.
+    pub(super) fn height(&self) -> usize {
+        if self.heads.is_none() {
+            return 3;
         }
+        2 + self.caption.len() + self.maps.map_rows() * self.maps.row_height()
     }
-    Paragraph::new(lines).render(area, buf);
+
+    /// Draws the maps in the pane's inner area, keeping the current head's row in view.
+    pub(super) fn render(&self, area: Rect, buf: &mut Buffer) {
+        let Self {
+            app,
+            heads,
+            ref maps,
+            width,
+            ..
+        } = *self;
+        let theme = app.theme();
+        let Some(heads) = heads else {
+            return;
+        };
+        let mut lines = self.caption.clone();
+        let room = usize::from(area.height).saturating_sub(lines.len());
+        let fitting = (room / maps.row_height().max(1)).max(1);
+        let current_row = app.head() / maps.per_row;
+        let shown = window(maps.map_rows(), fitting, current_row);
+        if shown.len() < maps.map_rows() {
+            let first = shown.start * maps.per_row;
+            let last = (shown.end * maps.per_row).min(maps.heads) - 1;
+            lines.push(Line::styled(
+                fit(
+                    &format!(
+                        "heads {first}–{last} of {} shown; the rest above or below",
+                        maps.heads
+                    ),
+                    width,
+                ),
+                theme.muted(),
+            ));
+        }
+        for map_row in shown {
+            let first = map_row * maps.per_row;
+            let row_heads = first..(first + maps.per_row).min(maps.heads);
+            lines.push(label_line(app, maps, row_heads.clone(), theme));
+            for query in 0..maps.tokens {
+                let mut spans = Vec::new();
+                for head in row_heads.clone() {
+                    spans.extend(cells(&heads[head], query, maps.tokens, theme));
+                    // The rule keeps maps apart where their cells are blank (weights near 0).
+                    let pad = maps.map_width - maps.tokens;
+                    spans.push(Span::raw(" ".repeat(pad + 1)));
+                    spans.push(Span::styled("│ ", theme.muted()));
+                }
+                lines.push(Line::from(spans));
+            }
+        }
+        Paragraph::new(lines).render(area, buf);
+    }
 }
 
 /// Each map's label: `h3`, the current head marked and reversed.
