@@ -197,13 +197,21 @@ pub struct Binding {
     pub keys: &'static [Key],
     /// What to do.
     pub action: Action,
-    /// What the keys do, for the help overlay.
+    /// What the keys do, for the help overlay; a key it names is a `{Action}` placeholder
+    /// (see [`fill_keys`]), shown by [`Binding::help_text`].
     pub description: &'static str,
     /// Whether the help bar shows it: which keys, and a word or two.
     pub bar: Option<(BarKeys, &'static str)>,
 }
 
 impl Binding {
+    /// What the keys do, as the help overlay says it: keys the description names asked of
+    /// the table.
+    #[must_use]
+    pub fn help_text(&self) -> String {
+        fill_keys(self.description)
+    }
+
     /// All its keys as the help writes them: `←/h`.
     #[must_use]
     pub fn keys_label(&self) -> String {
@@ -268,7 +276,7 @@ const HELP_PAGE: isize = 10;
 #[rustfmt::skip]
 static BINDINGS: &[Binding] = &[
     b(S::Input, &[plain(K::Enter), plain(K::Tab), plain(K::Esc)], A::FocusExplorer, "step through the lookups of what you typed", bar("explore")),
-    b(S::Input, &[ctrl('u')], A::ClearInput, "clear the sentence (Ctrl+Z brings it back)", bar("clear")),
+    b(S::Input, &[ctrl('u')], A::ClearInput, "clear the sentence ({Input:Undo} brings it back)", bar("clear")),
     b(S::Input, &[ctrl('z')], A::Undo, "undo the last edit", None),
     b(S::Explorer, &[plain(K::Left), ch('h')], A::Previous, "previous token's lookup", bar_with(A::Next, "step")),
     b(S::Explorer, &[plain(K::Right), ch('l')], A::Next, "next token's lookup", None),
@@ -298,7 +306,7 @@ static BINDINGS: &[Binding] = &[
     b(S::Lesson, &[ch('2')], A::Answer(2), "choose answer 2", None),
     b(S::Lesson, &[plain(K::Enter), plain(K::Right), ch('l')], A::LessonNext, "next step of the lesson", bar("next")),
     b(S::Lesson, &[plain(K::Left), ch('h')], A::LessonBack, "previous step of the lesson", bar("back")),
-    b(S::Lesson, &[plain(K::Esc), ch('L'), ch('q')], A::ToggleLesson, "leave the lesson (L resumes it)", bar("leave")),
+    b(S::Lesson, &[plain(K::Esc), ch('L'), ch('q')], A::ToggleLesson, "leave the lesson ({ToggleLesson} resumes it)", bar("leave")),
     b(S::Lesson, &[ch('?')], A::ToggleHelp, "help", bar("help")),
     b(S::Explorer, &[ch('/')], A::StartSearch, "find a token in the matrix by its text", None),
     b(S::Explorer, &[ch('n')], A::NextMatch, "next row the search found", None),
@@ -362,8 +370,8 @@ pub fn key(action: &Action) -> String {
 }
 
 /// Static prose with each `{ActionName}` (an explorer action without data, as in
-/// `"{CycleScheme} cycles the schemes"`; `{Lesson:ActionName}` for the lesson's key) replaced
-/// by the name of its key.
+/// `"{CycleScheme} cycles the schemes"`; `{Lesson:ActionName}` for the lesson's key,
+/// `{Input:ActionName}` for the input's) replaced by the name of its key.
 ///
 /// For sentences fixed at compile time; a name with no explorer key stays as written, which the
 /// key-name test reports.
@@ -390,11 +398,14 @@ pub fn fill_keys(template: &str) -> String {
 }
 
 /// The first key of the explorer's (or the lesson's) action whose name is `name`;
-/// `Lesson:Name` asks the lesson first.
+/// `Lesson:Name` asks the lesson first, `Input:Name` the input.
 fn explorer_key_named(name: &str) -> Option<String> {
-    let (scopes, name) = match name.strip_prefix("Lesson:") {
-        Some(name) => ([Scope::Lesson, Scope::Explorer], name),
-        None => ([Scope::Explorer, Scope::Lesson], name),
+    let (scopes, name) = if let Some(name) = name.strip_prefix("Lesson:") {
+        ([Scope::Lesson, Scope::Explorer], name)
+    } else if let Some(name) = name.strip_prefix("Input:") {
+        ([Scope::Input, Scope::Explorer], name)
+    } else {
+        ([Scope::Explorer, Scope::Lesson], name)
     };
     scopes.into_iter().find_map(|scope| {
         bindings()
@@ -562,11 +573,8 @@ mod tests {
     #[test]
     fn descriptions_fit_a_help_column() {
         for binding in bindings() {
-            assert!(
-                binding.description.chars().count() <= 42,
-                "{}",
-                binding.description
-            );
+            let text = binding.help_text();
+            assert!(text.chars().count() <= 42, "{text}");
         }
     }
 

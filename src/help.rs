@@ -54,7 +54,7 @@ pub fn help_lines(width: usize) -> Vec<HelpLine> {
         let entries: Vec<(String, String)> = bindings()
             .iter()
             .filter(|binding| binding.scope == scope)
-            .map(|binding| (binding.keys_label(), binding.description.to_owned()))
+            .map(|binding| (binding.keys_label(), binding.help_text()))
             .collect();
         if per_line == 2 {
             for group in entries.chunks(2) {

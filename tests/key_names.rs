@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use embedlens::action::fill_keys;
+use embedlens::action::{bindings, fill_keys};
 use embedlens::lesson::STEPS;
 
 /// Words that follow a key when a sentence tells the learner to press it.
@@ -89,8 +89,9 @@ fn hard_coded_keys(sentence: &str) -> Vec<String> {
         let pressed = before.as_deref() == Some("press");
         let verb = KEY_VERBS.iter().any(|verb| after.starts_with(verb));
         // "a", "I" and digits start ordinary sentences; they count only after "press".
+        let bare = word.trim_matches(|c| c == '(' || c == ')' || c == ',' || c == ':');
         let ordinary =
-            ["a", "A", "I", "B", "W"].contains(word) || word.chars().all(|c| c.is_ascii_digit());
+            ["a", "A", "I", "B", "W"].contains(&bare) || bare.chars().all(|c| c.is_ascii_digit());
         if pressed || (verb && !ordinary) {
             found.push(format!("{word} {after}"));
         }
@@ -160,4 +161,22 @@ fn every_lesson_placeholder_names_a_key() {
             assert!(!filled.contains('{'), "{}: {filled}", step.title);
         }
     }
+}
+
+#[test]
+fn the_help_asks_the_table_for_the_keys_its_descriptions_name() {
+    for binding in bindings() {
+        let found = hard_coded_keys(binding.description);
+        assert!(found.is_empty(), "{}: {found:?}", binding.description);
+        let text = binding.help_text();
+        assert!(!text.contains('{'), "a placeholder names no key: {text}");
+    }
+    let clear = bindings()
+        .iter()
+        .find(|binding| binding.action == embedlens::action::Action::ClearInput)
+        .expect("clearing the sentence has a key");
+    assert_eq!(
+        clear.help_text(),
+        "clear the sentence (Ctrl+Z brings it back)"
+    );
 }

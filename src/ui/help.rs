@@ -114,6 +114,13 @@ pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
     let popup = area.centered(Constraint::Length(popup_width), Constraint::Length(height));
     Clear.render(popup, buf);
     let block = super::pane(" Help · what the explorer shows ", true, theme);
-    let block = super::with_range(block, "lines", &(first..first + visible), total, theme);
+    // Lines are counted from 1, as a reader counts them (rows and positions keep their ids).
+    let block = super::with_range(
+        block,
+        "lines",
+        &(first + 1..first + visible + 1),
+        total,
+        theme,
+    );
     Paragraph::new(lines).block(block).render(popup, buf);
 }
