@@ -45,6 +45,9 @@ const LESSON_HEIGHT: u16 = 11;
 /// Rows the readout keeps however tall the panes above would like to be.
 const READOUT_MIN_HEIGHT: u16 = 8;
 
+/// Rows the readout takes at most on a short terminal to keep its finding whole.
+const READOUT_SHORT_MOST: u16 = 6;
+
 /// Room the lookups pane needs beside the matrix before the two are stacked instead.
 const LOOKUPS_MIN_WIDTH: u16 = 43;
 
@@ -54,8 +57,14 @@ impl Widget for &App {
             render_too_small(area, buf);
             return;
         }
-        // On short terminals the token strip keeps one line.
-        let tokens_height = if area.height < 30 { 3 } else { 4 };
+        // On short terminals the token strip keeps one line; in compare mode, whose table
+        // lists both sentences' tokens, it gives its rows to the findings.
+        let short = area.height < 30;
+        let tokens_height = match (short, self.compare().is_some()) {
+            (true, true) => 0,
+            (true, false) => 3,
+            (false, _) => 4,
+        };
         let input_height = if self.compare().is_some() { 4 } else { 3 };
         let layout = Layout::vertical([
             Constraint::Length(input_height),
@@ -65,7 +74,7 @@ impl Widget for &App {
         ]);
         let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
         let body = Body::build(self, middle.width);
-        let lesson = lesson::build(self, area.width);
+        let lesson = lesson::build(self, area.width, short);
         // The panes take what they need; the readout gets the rest, and at least its minimum.
         // The readout keeps room for its finding and explanation; more on taller terminals.
         let readout_least = match (&lesson, area.height < 30) {
@@ -75,12 +84,21 @@ impl Widget for &App {
             // On a short terminal compare mode's own findings need the room more than the
             // readout's introduction to them.
             (None, true) if self.compare().is_some() => 0,
-            (None, true) => 4,
+            // The finding and the sentence that explains it, whole (two to four rows).
+            (None, true) => u16::try_from(readout::lead_height(self, area.width))
+                .unwrap_or(READOUT_SHORT_MOST)
+                .clamp(4, READOUT_SHORT_MOST),
             (None, false) => READOUT_MIN_HEIGHT,
         };
         let body_height = u16::try_from(body.height())
             .unwrap_or(u16::MAX)
             .min(middle.height.saturating_sub(readout_least));
+        // A readout too short to hold a line would be an empty frame: the body takes it.
+        let body_height = if middle.height.saturating_sub(body_height) < 3 {
+            middle.height
+        } else {
+            body_height
+        };
         let [body_area, readout_area] = middle.layout(&Layout::vertical([
             Constraint::Length(body_height),
             Constraint::Fill(1),
@@ -121,9 +139,12 @@ impl<'a> Body<'a> {
     /// The panes at the body's width: the matrix beside the other pane when both fit, else
     /// the matrix above it.
     fn build(app: &'a App, width: u16) -> Self {
-        // Compare mode's panes span the body; so does every head's map, which needs the room
-        // more than the matrix does.
-        if app.compare().is_some() || (app.head_overview() && !lesson::hides_answers(app)) {
+        // Compare mode's panes span the body; so does every head's map (and the lesson's
+        // RoPE step), which needs the room more than the matrix does.
+        if app.compare().is_some()
+            || ((app.head_overview() || lesson::attention_alone(app))
+                && !lesson::hides_answers(app))
+        {
             return Self::Whole(hidden_until_guessed(app, width, detail(app, width)));
         }
         let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);

@@ -845,6 +845,19 @@ fn rope_lines(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
     lines
 }
 
+/// The current word's copies before and after `RoPE`'s rotation, for the lesson's step on
+/// position inside attention: the evidence beside its claim.
+pub(super) fn rope_copies(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let Some(lookup) = app.lookups().get(app.step()) else {
+        return Vec::new();
+    };
+    let Some(input) = &lookup.input_vector else {
+        return Vec::new();
+    };
+    let rotated = rope_rotate(input.view(), lookup.token.position, ROPE_BASE);
+    rope_copy_line(app, lookup, &rotated, width, theme)
+}
+
 /// For a repeated word: its copy's vector is the same before rotation, but turned by another
 /// angle, so the copies' rotated vectors (and so their queries and keys) differ.
 fn rope_copy_line(

@@ -32,10 +32,11 @@ pub(super) struct Compare<'a> {
 enum Body<'a> {
     /// Why there is nothing to compare yet.
     Message(Box<Paragraph<'static>>),
-    /// Both sentences, and the findings with the rows each takes when wrapped.
+    /// Both sentences, and the findings with their priority and the rows each takes when
+    /// wrapped.
     Comparison {
         comparison: &'a Comparison,
-        findings: Vec<(Line<'static>, usize)>,
+        findings: Vec<(Priority, Line<'static>, usize)>,
     },
 }
 
@@ -56,11 +57,11 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
     let body = match app.comparison() {
         Ok(comparison) => Body::Comparison {
             comparison,
-            findings: summary_lines(app, comparison)
+            findings: prioritised_summary(app, comparison)
                 .into_iter()
-                .map(|line| {
+                .map(|(priority, line)| {
                     let rows = wrapped_rows(&line, inner);
-                    (line, rows)
+                    (priority, line, rows)
                 })
                 .collect(),
         },
@@ -99,7 +100,7 @@ impl Pane for Compare<'_> {
             Body::Comparison {
                 comparison,
                 findings,
-            } => rows(comparison) + 1 + findings.iter().map(|(_, rows)| rows).sum::<usize>() + 2,
+            } => rows(comparison) + 1 + findings.iter().map(|(_, _, rows)| rows).sum::<usize>() + 2,
         }
     }
 
@@ -152,27 +153,41 @@ fn rows(comparison: &Comparison) -> usize {
         .unwrap_or(0)
 }
 
-/// The findings that fit in `area`, most important first; when some do not, the last row
-/// says how many are left out rather than cutting them silently.
-fn fitted(lines: &[(Line<'static>, usize)], area: Rect, style: Style) -> Vec<Line<'static>> {
+/// The findings that fit in `area`: all of them when they fit; else the most important ones
+/// (by priority, then reading order), shown in reading order, and a last row that says how
+/// many are left out rather than cutting them silently.
+fn fitted(
+    lines: &[(Priority, Line<'static>, usize)],
+    area: Rect,
+    style: Style,
+) -> Vec<Line<'static>> {
     let room = usize::from(area.height);
-    if lines.iter().map(|(_, rows)| rows).sum::<usize>() <= room {
-        return lines.iter().map(|(line, _)| line.clone()).collect();
+    if lines.iter().map(|(_, _, rows)| rows).sum::<usize>() <= room {
+        return lines.iter().map(|(_, line, _)| line.clone()).collect();
     }
-    let mut used = 0;
-    let mut kept = Vec::new();
-    for (line, needed) in lines {
-        if used + needed + 1 > room {
-            break;
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&index| (lines[index].0, index));
+    // One row is kept for the note; a finding that does not fit whole is left out whole.
+    let mut used = 1;
+    let mut keep = vec![false; lines.len()];
+    for index in order {
+        let needed = lines[index].2;
+        if used + needed <= room {
+            used += needed;
+            keep[index] = true;
         }
-        used += needed;
-        kept.push(line.clone());
     }
+    let mut kept: Vec<Line<'static>> = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, keep)| **keep)
+        .map(|((_, line, _), _)| line.clone())
+        .collect();
     let left_out = lines.len() - kept.len();
     kept.push(Line::styled(
         match left_out {
-            1 => "▼ 1 more finding below: a taller terminal shows it".to_owned(),
-            _ => format!("▼ {left_out} more findings below: a taller terminal shows them"),
+            1 => "▼ 1 more finding: a taller terminal shows it".to_owned(),
+            _ => format!("▼ {left_out} more findings: a taller terminal shows them"),
         },
         style,
     ));
@@ -301,9 +316,13 @@ fn vector_spans(
         .collect()
 }
 
-/// The findings, as core judged them: the words, the token and input vectors, the mean,
-/// attention's outputs and why, sub-word surprises, and what the labels mean.
-fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
+/// How much a finding matters when not all fit: lower first.
+type Priority = u8;
+
+/// The findings in reading order, each with its priority: the badge and what was left out,
+/// then attention's verdict (what the lesson's word-order steps point at), the input and token
+/// vectors, any words looked up under different ids, the mean, and last the explanations.
+fn prioritised_summary(app: &App, comparison: &Comparison) -> Vec<(Priority, Line<'static>)> {
     let theme = app.theme();
     let verdicts = &comparison.verdicts;
     let [a, _] = &comparison.sentences;
@@ -319,50 +338,59 @@ fn summary_lines(app: &App, comparison: &Comparison) -> Vec<Line<'static>> {
     } else {
         Style::new()
     };
-    let mut lines = vec![Line::from(vec![
-        Span::styled(badge, style),
-        Span::raw(" "),
-        Span::styled(verdicts.wording_sentence(), wording_style),
-    ])];
+    let mut lines = vec![(
+        0,
+        Line::from(vec![
+            Span::styled(badge, style),
+            Span::raw(" "),
+            Span::styled(verdicts.wording_sentence(), wording_style),
+        ]),
+    )];
     if let Some(note) = comparison.left_out_note() {
-        lines.insert(0, Line::styled(note, theme.warning()));
+        lines.insert(0, (0, Line::styled(note, theme.warning())));
     }
-    lines.push(Line::raw(verdicts.token_sentence()));
+    lines.push((3, Line::raw(verdicts.token_sentence())));
     if let Some(sentence) = verdicts.input_sentence(comparison.scheme) {
-        lines.push(Line::raw(sentence));
+        lines.push((2, Line::raw(sentence)));
     }
     let real = real_layer_line(app, theme);
     let seeded = real.is_none();
     if let Some(line) = real {
-        lines.push(line);
+        lines.push((1, line));
     } else {
         let attention_style = if verdicts.attention.is_identical() {
             theme.finding()
         } else {
             theme.warning()
         };
-        lines.push(Line::styled(verdicts.attention_sentence(), attention_style));
+        lines.push((
+            1,
+            Line::styled(verdicts.attention_sentence(), attention_style),
+        ));
     }
     if let Some(legend) = legend(comparison) {
-        lines.push(Line::styled(legend, theme.muted()));
+        lines.push((6, Line::styled(legend, theme.muted())));
     }
     // The causes explain the seeded head's outputs; the model's own verdict says its own.
     for cause in verdicts.causes.iter().filter(|_| seeded) {
-        lines.push(Line::styled(cause.to_string(), theme.muted()));
+        lines.push((5, Line::styled(cause.to_string(), theme.muted())));
     }
     for difference in &comparison.id_differences {
-        lines.push(Line::styled(difference.clone(), theme.warning()));
+        lines.push((2, Line::styled(difference.clone(), theme.warning())));
     }
     let mean = if comparison.same_mean_vector {
         Span::styled("identical", theme.finding())
     } else {
         Span::styled("different", theme.warning())
     };
-    lines.push(Line::from(vec![
-        Span::raw("Mean token vector (a summary that ignores order): A and B are "),
-        mean,
-        Span::raw(format!(" ({})", preview(a.mean_token_vector.view()))),
-    ]));
+    lines.push((
+        4,
+        Line::from(vec![
+            Span::raw("Mean token vector (a summary that ignores order): A and B are "),
+            mean,
+            Span::raw(format!(" ({})", preview(a.mean_token_vector.view()))),
+        ]),
+    ));
     lines
 }
 

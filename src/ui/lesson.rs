@@ -8,9 +8,12 @@ use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::App;
 use crate::lesson::{STEPS, Setup};
 
-/// The panel at a width, when a lesson is on: its lines wrapped as drawn.
-pub(super) fn build(app: &App, width: u16) -> Option<TextPane<'static>> {
-    let (title, lines) = content(app)?;
+/// The panel at a width, when a lesson is on: its lines wrapped as drawn. `compact` (a short
+/// terminal) leaves out the question once it is answered (the answer given restates it) and
+/// the footer the help bar repeats.
+pub(super) fn build(app: &App, width: u16, compact: bool) -> Option<TextPane<'static>> {
+    let inner = usize::from(width).saturating_sub(2).max(1);
+    let (title, lines) = content(app, inner, compact)?;
     let block = super::pane(title, true, app.theme());
     Some(TextPane::new(
         block,
@@ -21,7 +24,7 @@ pub(super) fn build(app: &App, width: u16) -> Option<TextPane<'static>> {
 }
 
 /// The panel's title and lines, built once for measuring and drawing alike.
-fn content(app: &App) -> Option<(String, Vec<Line<'static>>)> {
+fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'static>>)> {
     let theme = app.theme();
     let progress = app.lesson()?;
     let step = progress.content();
@@ -38,11 +41,18 @@ fn content(app: &App) -> Option<(String, Vec<Line<'static>>)> {
         STEPS.len(),
         step.title
     );
-    let mut lines = vec![Line::styled(fill_keys(step.question), theme.title())];
+    let mut lines = Vec::new();
+    if !(compact && progress.revealed() && step.choices.is_some()) {
+        lines.push(Line::styled(fill_keys(step.question), theme.title()));
+    }
     if let Some(choices) = step.choices {
         for (number, choice) in (1..).zip(choices) {
             let chosen = progress.answered == Some(number);
             let right = progress.revealed() && number == step.answer;
+            // Once answered, only the answer given and the right one stay: the footer fits.
+            if progress.revealed() && !chosen && !right {
+                continue;
+            }
             let marker = match (chosen, right) {
                 (true, true) => "✔ ",
                 (true, false) => "✘ ",
@@ -74,7 +84,10 @@ fn content(app: &App) -> Option<(String, Vec<Line<'static>>)> {
         lines.push(Line::from(vec![verdict, Span::raw(fill_keys(step.reveal))]));
         // The copies' distance answers the repeated-word step; before it, it would give
         // that answer away.
-        if app.compare().is_none()
+        // On the RoPE step the evidence is the copies before and after rotation.
+        if step.setup == Setup::InsideAttention {
+            lines.extend(super::attention::rope_copies(app, width, theme));
+        } else if app.compare().is_none()
             && step.setup != Setup::RowLookup
             && let Some(finding) = super::readout::finding(app)
         {
@@ -89,7 +102,10 @@ fn content(app: &App) -> Option<(String, Vec<Line<'static>>)> {
                 "{LessonNext}: next step · {LessonBack} back · {Leave} leaves ({Resume} resumes here)",
             )
         };
-        lines.push(Line::styled(next, theme.muted()));
+        // Compact, the help bar below already names these keys.
+        if !compact {
+            lines.push(Line::styled(next, theme.muted()));
+        }
     } else {
         lines.push(Line::styled(
             fill_lesson_keys(
@@ -112,6 +128,14 @@ pub(super) fn hides_answers(app: &App) -> bool {
 pub(super) fn shows_signature(app: &App) -> bool {
     app.lesson().is_some_and(|progress| {
         progress.revealed() && progress.content().setup == Setup::NoPositionInput
+    })
+}
+
+/// Whether the lesson's step on position inside attention is showing its answer: then the
+/// attention pane takes the whole body, as the matrix is not what the step is about.
+pub(super) fn attention_alone(app: &App) -> bool {
+    app.lesson().is_some_and(|progress| {
+        progress.revealed() && progress.content().setup == Setup::InsideAttention
     })
 }
 

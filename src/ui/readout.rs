@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::vector::format_value;
+use super::vector::{fit, format_value, wrap_words};
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, Focus};
 use crate::core::block::ModelFamily;
@@ -15,15 +15,97 @@ use crate::core::positional::{PositionScheme, PositionVector};
 use crate::core::readout::{describe_copies, describe_lookalikes};
 use crate::core::vocabulary::UNKNOWN;
 use crate::core::weights::TokenLookup;
+use crate::view_state::Detail;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let block = super::pane(" What the layer returned ", false, theme);
+    let inner = block.inner(area);
     let lines = readout_lines(app);
-    Paragraph::new(lines)
+    let width = usize::from(inner.width).max(1);
+    let height = usize::from(inner.height);
+    if rows(&lines, width) <= height {
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: true })
+            .render(area, buf);
+        return;
+    }
+    // Too tall: the whole lines that fit, then a row that says there is more, so no sentence
+    // is ever cut silently.
+    let mut used = 0;
+    let mut shown: Vec<Line<'static>> = Vec::new();
+    for line in lines {
+        let needed = rows(std::slice::from_ref(&line), width);
+        if used + needed + 1 > height {
+            break;
+        }
+        used += needed;
+        shown.push(line);
+    }
+    if shown.is_empty() {
+        // Not even the first line fits beside the marker: its rows that fit, ending in `…`.
+        let first = readout_lines(app).swap_remove(0);
+        let text: String = first
+            .spans
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect();
+        let style = first
+            .spans
+            .iter()
+            .find(|span| !span.content.trim().is_empty())
+            .map_or(first.style, |span| first.style.patch(span.style));
+        let mut cut: Vec<String> = wrap_words(&text, width).into_iter().take(height).collect();
+        if let Some(last) = cut.last_mut() {
+            *last = fit(&format!("{} …", last.trim_end()), width);
+        }
+        block.render(area, buf);
+        Paragraph::new(
+            cut.into_iter()
+                .map(|row| Line::styled(row, style))
+                .collect::<Vec<_>>(),
+        )
+        .render(inner, buf);
+        return;
+    }
+    // A blank line before the marker says nothing.
+    while shown.last().is_some_and(|line| line.width() == 0) {
+        shown.pop();
+    }
+    shown.push(Line::styled(
+        fit("▼ more below: a taller terminal shows it", width),
+        theme.muted(),
+    ));
+    Paragraph::new(shown)
         .block(block)
         .wrap(Wrap { trim: true })
         .render(area, buf);
+}
+
+/// Rows the lines take wrapped at `width`.
+fn rows(lines: &[Line], width: usize) -> usize {
+    lines
+        .iter()
+        .map(|line| {
+            let text: String = line
+                .spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect();
+            wrap_words(&text, width).len().max(1)
+        })
+        .sum()
+}
+
+/// The rows the readout's lead needs at `width`, borders included: its warnings, the finding
+/// and the sentence that explains it, so a short terminal never cuts them.
+pub(super) fn lead_height(app: &App, width: u16) -> usize {
+    let width = usize::from(width.saturating_sub(2)).max(1);
+    let (lines, lead) = readout_parts(app);
+    let lead = lead.min(lines.len());
+    // The marker row that says more follows, when it does.
+    2 + rows(&lines[..lead], width) + usize::from(lead < lines.len())
 }
 
 /// Why nothing is added for a model without a learned position table.
@@ -41,47 +123,37 @@ fn type_first() -> String {
 }
 
 fn readout_lines(app: &App) -> Vec<Line<'static>> {
+    readout_parts(app).0
+}
+
+/// The readout's lines, and how many lead them: the warnings, the finding and the sentence
+/// that explains it, which a short terminal must never cut.
+fn readout_parts(app: &App) -> (Vec<Line<'static>>, usize) {
     let theme = app.theme();
     let model = app.model();
     if app.waiting_for_tables() {
-        return vec![Line::styled(
-            "The lookups appear as soon as the tables are generated.",
-            theme.muted(),
-        )];
+        return (
+            vec![Line::styled(
+                "The lookups appear as soon as the tables are generated.",
+                theme.muted(),
+            )],
+            1,
+        );
     }
     if app.compare().is_some() {
-        return compare_lines(app);
+        return (compare_lines(app), 1);
     }
     let Some(lookup) = app.lookups().get(app.step()) else {
-        return vec![Line::styled(type_first(), theme.muted())];
+        return (vec![Line::styled(type_first(), theme.muted())], 1);
     };
     let token = &lookup.token;
     let Some(id) = token.id else {
-        return no_row_lines(app, &token.text);
+        return (no_row_lines(app, &token.text), 1);
     };
     let mut lines = Vec::new();
     if let Some(sentence) = describe_copies(app.lookups(), app.step(), app.active_scheme()) {
         lines.push(Line::styled(sentence, theme.finding()));
-        let explanation = if lookup.position == PositionVector::NoLearnedTable {
-            fill_keys(NO_TABLE_EXPLANATION)
-        } else if app.overlay() && !app.scheme().is_additive() {
-            format!(
-                "{} adds nothing to the embeddings, so the copies stay identical here: position \
-                 enters inside attention (a shows where).",
-                app.scheme()
-            )
-        } else if app.overlay() {
-            format!(
-                "Same row, but different {} position vectors: the input vectors now differ.",
-                app.scheme()
-            )
-        } else {
-            format!(
-                "Same id, same row, same vector: the lookup has no input for position. {} adds \
-                 positions.",
-                key(&Action::TogglePositions)
-            )
-        };
+        let explanation = copies_explanation(app, lookup);
         lines.push(Line::styled(explanation, theme.muted()));
     } else if let Some(sentence) = describe_lookalikes(app.lookups(), app.step()) {
         lines.push(Line::styled(sentence, theme.finding()));
@@ -97,6 +169,7 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
             ),
         ]));
     }
+    let mut lead = lines.len();
     lines.push(Line::styled(step_detail(app, lookup, id), theme.muted()));
     lines.extend(model_block_lines(app, lookup));
     lines.push(Line::default());
@@ -123,6 +196,7 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
                 theme.warning(),
             ),
         );
+        lead += 1;
     }
     if let PositionVector::BeyondContext { .. } = lookup.position
         && let Some(warning) = lookup.position.warning()
@@ -134,8 +208,34 @@ fn readout_lines(app: &App) -> Vec<Line<'static>> {
                 theme.warning(),
             ),
         );
+        lead += 1;
     }
-    lines
+    (lines, lead)
+}
+
+/// Why the copies are identical or not, in the state shown.
+fn copies_explanation(app: &App, lookup: &TokenLookup) -> String {
+    if lookup.position == PositionVector::NoLearnedTable {
+        fill_keys(NO_TABLE_EXPLANATION)
+    } else if app.overlay() && !app.scheme().is_additive() {
+        format!(
+            "{} adds nothing to the embeddings, so the copies stay identical here: position \
+             enters inside attention ({} shows where).",
+            app.scheme(),
+            key(&Action::ShowDetail(Detail::Attention))
+        )
+    } else if app.overlay() {
+        format!(
+            "Same row, but different {} position vectors: the input vectors now differ.",
+            app.scheme()
+        )
+    } else {
+        format!(
+            "Same id, same row, same vector: the lookup has no input for position. {} adds \
+             positions.",
+            key(&Action::TogglePositions)
+        )
+    }
 }
 
 /// The current token's finding on its own, for the lesson panel: its copies and their distance.

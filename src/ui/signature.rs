@@ -39,27 +39,51 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         .collect();
     let more = if lookups.len() > LISTED { " …" } else { "" };
     let layer = format!("Embedding({}, {})", model.rows(), model.dims());
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled("ids       ", theme.muted()),
-            Span::styled(format!("{}{more}", ids.join(" ")), theme.key()),
-            Span::raw(" ──▶ "),
-            Span::styled(format!("[ {layer} ]"), theme.title()),
-            Span::raw(" ──▶ rows"),
-        ]),
-        Line::from(vec![
-            Span::styled("positions ", theme.muted()),
-            Span::raw(format!("{}{more}", positions.join(" "))),
-            Span::styled(" ──╳ wired to nothing", theme.warning()),
-        ]),
-        Line::styled(
-            "forward(self, input): its only argument is the ids",
-            theme.muted(),
-        ),
-        Line::default(),
-    ];
-    let label_width = 14;
-    let room = usize::from(width).saturating_sub(label_width + 4);
+    let ids_line = Line::from(vec![
+        Span::styled("ids       ", theme.muted()),
+        Span::styled(format!("{}{more}", ids.join(" ")), theme.key()),
+        Span::raw(" ──▶ "),
+        Span::styled(format!("[ {layer} ]"), theme.title()),
+        Span::raw(" ──▶ rows"),
+    ]);
+    let positions_line = Line::from(vec![
+        Span::styled("positions ", theme.muted()),
+        Span::raw(format!("{}{more}", positions.join(" "))),
+        Span::styled(" ──╳ wired to nothing", theme.warning()),
+    ]);
+    let signature = "forward(self, input): its only argument is the ids";
+    // Narrow (80 columns, beside the matrix): the arrow to the rows gets its own line above
+    // them, and no blank line, so the rows that come out stay in view.
+    let narrow = ids_line.width().max(signature.len()) > usize::from(width);
+    let mut lines = if narrow {
+        let mut ids_line = ids_line;
+        ids_line.spans.truncate(4);
+        vec![
+            ids_line,
+            positions_line,
+            Line::styled("forward(input): the ids only", theme.muted()),
+            Line::raw("──▶ rows out:"),
+        ]
+    } else {
+        vec![
+            ids_line,
+            positions_line,
+            Line::styled(signature, theme.muted()),
+            Line::default(),
+        ]
+    };
+    // As wide as the longest `word → row id`, at most 14 columns, so the values get the rest.
+    let label_width = lookups
+        .iter()
+        .take(LISTED)
+        .map(|lookup| {
+            let id = lookup.token.id.map_or(1, |id| id.to_string().len());
+            super::vector::display_width(&lookup.token.text) + " → row ".len() + id
+        })
+        .max()
+        .unwrap_or(0)
+        .min(14);
+    let room = usize::from(width).saturating_sub(label_width + 1);
     for lookup in lookups.iter().take(LISTED) {
         let id = lookup
             .token
