@@ -33,42 +33,25 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     // Too tall: the whole lines that fit, then a row that says there is more, so no sentence
     // is ever cut silently.
+    let (lines, lead) = readout_parts(app);
     let mut used = 0;
-    let mut shown: Vec<Line<'static>> = Vec::new();
-    for line in lines {
-        let needed = rows(std::slice::from_ref(&line), width);
+    let mut whole = 0;
+    for line in &lines {
+        let needed = rows(std::slice::from_ref(line), width);
         if used + needed + 1 > height {
             break;
         }
         used += needed;
-        shown.push(line);
+        whole += 1;
     }
-    if shown.is_empty() {
-        // Not even the first line fits beside the marker: its rows that fit, ending in `…`.
-        let first = readout_lines(app).swap_remove(0);
-        let text: String = first
-            .spans
-            .iter()
-            .map(|span| span.content.as_ref())
-            .collect();
-        let style = first
-            .spans
-            .iter()
-            .find(|span| !span.content.trim().is_empty())
-            .map_or(first.style, |span| first.style.patch(span.style));
-        let mut cut: Vec<String> = wrap_words(&text, width).into_iter().take(height).collect();
-        if let Some(last) = cut.last_mut() {
-            *last = fit(&format!("{} …", last.trim_end()), width);
-        }
-        block.render(area, buf);
-        Paragraph::new(
-            cut.into_iter()
-                .map(|row| Line::styled(row, style))
-                .collect::<Vec<_>>(),
-        )
-        .render(inner, buf);
+    block.render(area, buf);
+    if whole < lead.min(lines.len()) {
+        // The marker would push out the finding or its explanation: the rows that fit, the
+        // last one ending in `…`.
+        Paragraph::new(cut_rows(&lines, width, height)).render(inner, buf);
         return;
     }
+    let mut shown: Vec<Line<'static>> = lines.into_iter().take(whole).collect();
     // A blank line before the marker says nothing.
     while shown.last().is_some_and(|line| line.width() == 0) {
         shown.pop();
@@ -78,9 +61,33 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         theme.muted(),
     ));
     Paragraph::new(shown)
-        .block(block)
         .wrap(Wrap { trim: true })
-        .render(area, buf);
+        .render(inner, buf);
+}
+
+/// The lines as rows of `width`, the first `height` of them, the last ending in `…`.
+fn cut_rows(lines: &[Line<'static>], width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut rows = Vec::new();
+    'lines: for line in lines {
+        let style = line
+            .spans
+            .iter()
+            .find(|span| !span.content.trim().is_empty())
+            .map_or(line.style, |span| line.style.patch(span.style));
+        let text: String = line.spans.iter().map(|span| span.content.as_ref()).collect();
+        for row in wrap_words(&text, width) {
+            if rows.len() == height {
+                break 'lines;
+            }
+            rows.push(Line::styled(row, style));
+        }
+    }
+    if let Some(last) = rows.last_mut() {
+        let text: String = last.spans.iter().map(|span| span.content.as_ref()).collect();
+        let style = last.spans.first().map_or(last.style, |span| span.style);
+        *last = Line::styled(fit(&format!("{} …", text.trim_end()), width), style);
+    }
+    rows
 }
 
 /// Rows the lines take wrapped at `width`.
@@ -103,9 +110,7 @@ fn rows(lines: &[Line], width: usize) -> usize {
 pub(super) fn lead_height(app: &App, width: u16) -> usize {
     let width = usize::from(width.saturating_sub(2)).max(1);
     let (lines, lead) = readout_parts(app);
-    let lead = lead.min(lines.len());
-    // The marker row that says more follows, when it does.
-    2 + rows(&lines[..lead], width) + usize::from(lead < lines.len())
+    2 + rows(&lines[..lead.min(lines.len())], width)
 }
 
 /// Why nothing is added for a model without a learned position table.
