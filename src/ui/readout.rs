@@ -74,7 +74,11 @@ fn cut_rows(lines: &[Line<'static>], width: usize, height: usize) -> Vec<Line<'s
             .iter()
             .find(|span| !span.content.trim().is_empty())
             .map_or(line.style, |span| line.style.patch(span.style));
-        let text: String = line.spans.iter().map(|span| span.content.as_ref()).collect();
+        let text: String = line
+            .spans
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect();
         for row in wrap_words(&text, width) {
             if rows.len() == height {
                 break 'lines;
@@ -83,7 +87,11 @@ fn cut_rows(lines: &[Line<'static>], width: usize, height: usize) -> Vec<Line<'s
         }
     }
     if let Some(last) = rows.last_mut() {
-        let text: String = last.spans.iter().map(|span| span.content.as_ref()).collect();
+        let text: String = last
+            .spans
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect();
         let style = last.spans.first().map_or(last.style, |span| span.style);
         *last = Line::styled(fit(&format!("{} …", text.trim_end()), width), style);
     }
