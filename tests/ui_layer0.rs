@@ -363,3 +363,39 @@ fn the_built_in_tables_keep_the_seeded_head_and_say_so_for_braces() {
     );
     assert_eq!(app.head(), 0);
 }
+
+/// The explorer on a committed layer-0 fixture (no tokenizer: the sentence is ids).
+fn fixture_explorer(name: &str, ids: &str) -> App {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/layer0")
+        .join(name);
+    let mut app = explorer(&folder, ids, usize::MAX);
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "a");
+    app
+}
+
+#[test]
+fn a_rope_model_shows_the_score_between_two_copies_by_distance() {
+    let mut app = fixture_explorer("llama_gqa_bf16", "5 1 2 5");
+    let text = screen(&app, 200, 60);
+    // Without the rotation nothing changes with distance.
+    assert!(text.contains("RoPE off"), "{text}");
+    assert!(text.contains("at every distance"), "{text}");
+    assert!(text.contains("the causal mask"), "{text}");
+    keys(&mut app, "p");
+    let text = screen(&app, 200, 60);
+    assert!(text.contains("RoPE on"), "{text}");
+    assert!(text.contains("changes with their distance — 0:"), "{text}");
+    assert!(!text.contains("at every distance"), "{text}");
+}
+
+#[test]
+fn a_causal_model_says_the_mask_alone_tells_the_orders_apart() {
+    let app = fixture_explorer("gpt2", "the dog bites man");
+    let text = screen(&app, 200, 60);
+    assert!(
+        text.contains("the causal mask alone already tells the orders apart"),
+        "{text}"
+    );
+}

@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::vector::{fit, format_value, wrap_words};
 use crate::action::{Action, Scope, fill_keys, key, key_name};
-use crate::app::{App, Focus};
+use crate::app::{App, Focus, RealLayer};
 use crate::core::block::ModelFamily;
 use crate::core::positional::{PositionScheme, PositionVector};
 use crate::core::readout::{describe_copies, describe_lookalikes};
@@ -286,19 +286,26 @@ fn no_row_lines(app: &App, text: &str) -> Vec<Line<'static>> {
 /// The readout in compare mode: what to try.
 fn compare_lines(app: &App) -> Vec<Line<'static>> {
     let theme = app.theme();
+    let (through, keys) = if matches!(app.real_layer(), RealLayer::Open(_)) {
+        (
+            "Compare mode: the same words in two orders, through the model's own embedding layer \
+             and its own first attention layer.",
+            "{TogglePositions} gives both the model's positions or takes them away: watch the \
+             badge and the layer-0 line. {FocusInput} edits A, {FocusOther} edits B; \
+             {ToggleCompare} leaves.",
+        )
+    } else {
+        (
+            "Compare mode: the same words in two orders, through the same layer and the same \
+             attention head.",
+            "{TogglePositions} adds position vectors and {CycleScheme} cycles the schemes: watch \
+             the badge and the attention line. {ToggleCausal} switches on the causal mask of \
+             decoder models. {FocusInput} edits A, {FocusOther} edits B; {ToggleCompare} leaves.",
+        )
+    };
     vec![
-        Line::styled(
-            "Compare mode: the same words in two orders, through the same layer and the same attention head.",
-            theme.title(),
-        ),
-        Line::styled(
-            fill_keys(
-                "{TogglePositions} adds position vectors and {CycleScheme} cycles the schemes: watch \
-                 the badge and the attention line. {ToggleCausal} switches on the causal mask of \
-                 decoder models. {FocusInput} edits A, {FocusOther} edits B; {ToggleCompare} leaves.",
-            ),
-            theme.muted(),
-        ),
+        Line::styled(through, theme.title()),
+        Line::styled(fill_keys(keys), theme.muted()),
     ]
 }
 
