@@ -106,11 +106,13 @@ impl Dtype {
                 out.extend(blocks.map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()));
             }
             Self::BF16 => {
-                // bfloat16 is the top half of a float32: widening is a shift, exactly.
-                out.extend(
-                    blocks
-                        .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16)),
-                );
+                // bfloat16 is the top half of a float32: widening is a shift, exactly. Written
+                // into place (not `extend`), so the compiler widens many numbers at once.
+                let start = out.len();
+                out.resize(start + blocks.len(), 0.0);
+                for (number, b) in out[start..].iter_mut().zip(blocks) {
+                    *number = f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16);
+                }
             }
             Self::Q8_0 => blocks.for_each(|b| small_blocks::q8_0(b, out)),
             Self::Q4_0 => blocks.for_each(|b| small_blocks::q4_0(b, out)),

@@ -74,65 +74,93 @@ pub fn attend(
     assert_eq!(queries.len(), tokens * q_width, "a query for every token");
     assert_eq!(keys.len(), tokens * kv_width, "a key for every token");
     assert_eq!(values.len(), tokens * kv_width, "a value for every token");
-    (0..layout.heads)
-        .map(|head| {
-            let kv = layout.kv_head_of(head);
-            let query = |i: usize| &queries[i * q_width + head * dims..][..dims];
-            let key = |j: usize| &keys[j * kv_width + kv * dims..][..dims];
-            let value = |j: usize| &values[j * kv_width + kv * dims..][..dims];
-            let mut weights = Array2::zeros((tokens, tokens));
-            let mut all_scores = Array2::from_elem((tokens, tokens), f64::NEG_INFINITY);
-            let mut context = Array2::zeros((tokens, dims));
-            for i in 0..tokens {
-                let visible = if causal { i + 1 } else { tokens };
-                let scores: Vec<f64> = (0..visible)
-                    .map(|j| exact_dot(query(i), key(j)) * scale)
-                    .collect();
-                for (j, &score) in scores.iter().enumerate() {
-                    all_scores[[i, j]] = score;
-                }
-                let mut order: Vec<usize> = (0..visible).collect();
-                order.sort_unstable_by(|&a, &b| {
-                    scores[a]
-                        .total_cmp(&scores[b])
-                        .then_with(|| compare_bits(value(a), value(b)))
-                });
-                let largest = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let exponentials: Vec<f64> =
-                    scores.iter().map(|score| (score - largest).exp()).collect();
-                let mut total = 0.0f64;
-                for &j in &order {
-                    total += exponentials[j];
-                }
-                // Every context number is summed over the keys in `order`, one term at a time.
-                let mut sums = vec![0.0f64; dims];
-                for &j in &order {
-                    let weight = exponentials[j] / total;
-                    weights[[i, j]] = weight;
-                    for (sum, &v) in sums.iter_mut().zip(value(j)) {
-                        *sum += weight * f64::from(v);
-                    }
-                }
-                for (out, sum) in context.row_mut(i).iter_mut().zip(sums) {
-                    *out = round_to_f32(sum);
+    let one_head = |head: usize| {
+        let kv = layout.kv_head_of(head);
+        let query = |i: usize| &queries[i * q_width + head * dims..][..dims];
+        let key = |j: usize| &keys[j * kv_width + kv * dims..][..dims];
+        let value = |j: usize| &values[j * kv_width + kv * dims..][..dims];
+        let mut weights = Array2::zeros((tokens, tokens));
+        let mut all_scores = Array2::from_elem((tokens, tokens), f64::NEG_INFINITY);
+        let mut context = Array2::zeros((tokens, dims));
+        for i in 0..tokens {
+            let visible = if causal { i + 1 } else { tokens };
+            let scores: Vec<f64> = (0..visible)
+                .map(|j| exact_dot(query(i), key(j)) * scale)
+                .collect();
+            for (j, &score) in scores.iter().enumerate() {
+                all_scores[[i, j]] = score;
+            }
+            let mut order: Vec<usize> = (0..visible).collect();
+            order.sort_unstable_by(|&a, &b| {
+                scores[a]
+                    .total_cmp(&scores[b])
+                    .then_with(|| compare_bits(value(a), value(b)))
+            });
+            let largest = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let exponentials: Vec<f64> =
+                scores.iter().map(|score| (score - largest).exp()).collect();
+            let mut total = 0.0f64;
+            for &j in &order {
+                total += exponentials[j];
+            }
+            // Every context number is summed over the keys in `order`, one term at a time.
+            let mut sums = vec![0.0f64; dims];
+            for &j in &order {
+                let weight = exponentials[j] / total;
+                weights[[i, j]] = weight;
+                for (sum, &v) in sums.iter_mut().zip(value(j)) {
+                    *sum += weight * f64::from(v);
                 }
             }
-            HeadResult {
-                weights,
-                scores: all_scores,
-                context,
+            for (out, sum) in context.row_mut(i).iter_mut().zip(sums) {
+                *out = round_to_f32(sum);
             }
-        })
-        .collect()
+        }
+        HeadResult {
+            weights,
+            scores: all_scores,
+            context,
+        }
+    };
+    // Heads are independent: a second thread takes the second half when the work is large.
+    let work = layout.heads * tokens * tokens * dims;
+    let threads = if work >= THREAD_WORK {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        1
+    };
+    if threads < 2 || layout.heads < 2 {
+        return (0..layout.heads).map(one_head).collect();
+    }
+    let half = layout.heads / 2;
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| (half..layout.heads).map(one_head).collect::<Vec<_>>());
+        let mut results: Vec<HeadResult> = (0..half).map(one_head).collect();
+        results.extend(second.join().expect("a head thread does not panic"));
+        results
+    })
 }
 
-/// A dot product of float32 vectors in f64, in dimension order (each product is exact).
+/// Below this many query·key products a second thread costs more than it saves.
+const THREAD_WORK: usize = 1 << 20;
+
+/// A dot product of float32 vectors in f64 (each product is exact): dimension `d` is added
+/// to partial sum `d % 4`, and the four are added pairwise, the same way for every pair of
+/// vectors (four independent sums keep the adder busy).
 #[must_use]
 pub fn exact_dot(a: &[f32], b: &[f32]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| f64::from(x) * f64::from(y))
-        .sum()
+    let mut partial = [0.0f64; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (a_rest, b_rest) = (a4.remainder(), b4.remainder());
+    for (x, y) in a4.zip(b4) {
+        for lane in 0..4 {
+            partial[lane] += f64::from(x[lane]) * f64::from(y[lane]);
+        }
+    }
+    for (lane, (&x, &y)) in a_rest.iter().zip(b_rest).enumerate() {
+        partial[lane] += f64::from(x) * f64::from(y);
+    }
+    (partial[0] + partial[1]) + (partial[2] + partial[3])
 }
 
 /// Orders two vectors by their bit patterns, number by number.

@@ -303,14 +303,10 @@ impl Layer0 {
                 .chunks_exact_mut(self.layout.query_width())
                 .enumerate()
             {
-                for head in vector.chunks_exact_mut(dims) {
-                    rope.rotate(head, position);
-                }
+                rope.rotate_heads(vector, dims, position);
             }
             for (position, vector) in keys.chunks_exact_mut(self.layout.kv_width()).enumerate() {
-                for head in vector.chunks_exact_mut(dims) {
-                    rope.rotate(head, position);
-                }
+                rope.rotate_heads(vector, dims, position);
             }
         }
         let heads = attend(

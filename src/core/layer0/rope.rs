@@ -118,8 +118,21 @@ impl Rope {
     /// Rotates one head's query or key in place, as `q * cos + rotate_half(q) * sin` on the
     /// rotated part; the rest passes through.
     pub fn rotate(&self, head: &mut [f32], position: usize) {
+        self.rotate_by(head, &self.cos_sin(position));
+    }
+
+    /// Rotates every head of one token's queries or keys (`heads` holds whole heads of
+    /// `head_dims` numbers) by the angles of one position, worked out once for them all.
+    pub fn rotate_heads(&self, heads: &mut [f32], head_dims: usize, position: usize) {
+        let angles = self.cos_sin(position);
+        for head in heads.chunks_exact_mut(head_dims) {
+            self.rotate_by(head, &angles);
+        }
+    }
+
+    fn rotate_by(&self, head: &mut [f32], angles: &[(f32, f32)]) {
         let half = self.rotary_dims / 2;
-        for (pair, (cos, sin)) in self.cos_sin(position).into_iter().enumerate() {
+        for (pair, &(cos, sin)) in angles.iter().enumerate() {
             let (x, y) = (head[pair], head[pair + half]);
             head[pair] = x * cos + (-y) * sin;
             head[pair + half] = y * cos + x * sin;
