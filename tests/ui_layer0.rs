@@ -249,7 +249,10 @@ fn the_attention_pane_shows_the_models_own_layer_0() {
 fn without_positions_the_reversal_is_identical_and_with_them_it_differs() {
     let (_folder, mut app) = at_attention("claim");
     let text = screen(&app, 200, 60);
-    assert!(text.contains("Against its reversal"), "{text}");
+    assert!(
+        text.contains("Reversed: every word's layer-0 output the same, bit for bit"),
+        "{text}"
+    );
     assert!(
         text.contains("same output in both orders, bit for bit"),
         "{text}"

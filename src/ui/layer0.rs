@@ -67,10 +67,13 @@ pub(super) fn finding(app: &App, layer: &Layer0, view: &Layer0View, width: usize
     let tokens = app.tokens();
     let text_of = |member: usize| tokens[view.members[member]].text.clone();
     let mut sentences = Vec::new();
+    // The verdict first, short enough for one line of a small terminal; the reasons after.
+    let mut reasons = None;
     if let Some((order, judgement)) = &view.reversal {
+        sentences.push(format!("{}.", judgement.headline("Reversed", text_of)));
         let reversed: Vec<String> = order.iter().map(|&k| text_of(k)).collect();
-        sentences.push(format!(
-            "Against its reversal ({}): {}.",
+        reasons = Some(format!(
+            "Reversed is {}: {}.",
             reversed.join(" "),
             judgement.sentence(text_of)
         ));
@@ -81,6 +84,7 @@ pub(super) fn finding(app: &App, layer: &Layer0, view: &Layer0View, width: usize
             copies.sentence(word, (copies.first, copies.second))
         ));
     }
+    sentences.extend(reasons);
     let heads = if layer.heads() > 1 {
         "{PreviousHead} {NextHead} choose the head, {ToggleHeadOverview} shows every head, "
     } else {

@@ -71,6 +71,28 @@ pub fn judge(architecture: Architecture, causal: bool, a: &Layer0Run, b: &Layer0
     }
 }
 
+impl Judgement {
+    /// The verdict in one short line, for the top of a pane where the room is scarce; names
+    /// tokens by `name(index in A)`. `other` says what B is ("reversed").
+    #[must_use]
+    pub fn headline(&self, other: &str, name: impl Fn(usize) -> String) -> String {
+        match &self.verdict {
+            Verdict::DifferentTokens => format!("{other}: not the same tokens"),
+            Verdict::Identical => {
+                format!("{other}: every word's layer-0 output the same, bit for bit")
+            }
+            Verdict::Differ { largest, at } if self.causal && !self.with_positions => format!(
+                "{other}: outputs differ, by up to {largest:.4} (\"{}\"), by the causal mask alone",
+                name(at.0)
+            ),
+            Verdict::Differ { largest, at } => format!(
+                "{other}: outputs differ, by up to {largest:.4} (\"{}\")",
+                name(at.0)
+            ),
+        }
+    }
+}
+
 /// Pairs each token of A with the same id in B: first copy with first copy, and so on.
 fn copy_pairs(a: &[usize], b: &[usize]) -> Vec<(usize, usize)> {
     let mut used = vec![false; b.len()];
@@ -378,5 +400,23 @@ mod tests {
         assert!(!turned.is_flat());
         let sentence = turned.sentence("fox", 2);
         assert!(sentence.contains("0: 0.5000, 1: 0.2500, …"), "{sentence}");
+    }
+
+    #[test]
+    fn the_headline_is_short_and_says_the_verdict() {
+        let a = run(&[1, 2], &[[1.0, 2.0], [3.0, 4.0]], false);
+        let b = run(&[2, 1], &[[3.0, 4.25], [1.0, 2.0]], false);
+        let words = ["dog", "bites"];
+        let causal = judge(Architecture::Gpt2, true, &a, &b);
+        assert_eq!(
+            causal.headline("Reversed", |i| words[i].to_owned()),
+            "Reversed: outputs differ, by up to 0.2500 (\"bites\"), by the causal mask alone"
+        );
+        let same = run(&[2, 1], &[[3.0, 4.0], [1.0, 2.0]], false);
+        let bert = judge(Architecture::Bert, false, &a, &same);
+        assert_eq!(
+            bert.headline("Reversed", |i| words[i].to_owned()),
+            "Reversed: every word's layer-0 output the same, bit for bit"
+        );
     }
 }
