@@ -259,9 +259,21 @@ impl ModelArgs {
     /// `--model`.
     ///
     /// # Errors
-    /// When `ORG/NAME` is not in the cache; the message names each place looked and how to
-    /// fetch the model.
+    /// When `ORG/NAME` is not in the cache (the message names each place looked and how to
+    /// fetch the model), or an option that reads a model's files is given without `--model`.
     pub fn path(&self) -> Result<Option<PathBuf>> {
+        if self.model.is_none() {
+            // clap lets these through beside an explicit --vocab; they would be ignored.
+            let given = [
+                ("--revision", self.revision.is_some()),
+                ("--tokenizer", self.tokenizer.is_some()),
+                ("--token-tensor", self.token_tensor.is_some()),
+                ("--position-tensor", self.position_tensor.is_some()),
+            ];
+            if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+                bail!("{flag} reads a model's files: it goes with --model PATH");
+            }
+        }
         self.model
             .as_deref()
             .map(|path| {

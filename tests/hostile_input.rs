@@ -183,6 +183,23 @@ fn options_before_a_subcommand_are_its_own() {
     run(&["--vocab", "words", "--", "matrix"]).assert_refused("needs a terminal");
 }
 
+#[test]
+fn options_that_read_model_files_are_refused_without_a_model() {
+    for flag in [
+        "--tokenizer",
+        "--revision",
+        "--token-tensor",
+        "--position-tensor",
+    ] {
+        // Beside an explicit --vocab, clap lets them through; they must not be ignored.
+        let run = run(&["lookup", "--vocab", "words", flag, "/dev/zero", "hi"]);
+        run.assert_refused(&format!(
+            "{flag} reads a model's files: it goes with --model PATH"
+        ));
+        assert!(run.stdout.is_empty(), "{flag}: {}", run.stdout);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files
 
