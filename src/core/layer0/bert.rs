@@ -6,19 +6,10 @@ use super::linear::Linear;
 use super::source::{Settings, TensorSource, has, matrix, optional_vector, vector};
 use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
 use crate::core::block::LayerNorm;
+use crate::core::model_file::padding_position_offset;
 
 /// The name that marks a BERT-style layer 0, after any prefix (`bert.`, `roberta.`).
 pub const QUERY_SUFFIX: &str = "encoder.layer.0.attention.self.query.weight";
-
-/// `model_type`s whose position ids start at `pad_token_id + 1` rather than 0.
-const ROBERTA_MODEL_TYPES: [&str; 6] = [
-    "roberta",
-    "xlm-roberta",
-    "xlm-roberta-xl",
-    "camembert",
-    "longformer",
-    "data2vec-text",
-];
 
 /// `model_type`s whose layer 0 is not plain `BertSelfAttention` over the embeddings.
 const OTHER_MODEL_TYPES: [&str; 4] = ["electra", "albert", "deberta", "deberta-v2"];
@@ -63,14 +54,15 @@ pub fn load(
         .and_then(|shape| shape.shape.first().copied())
         .ok_or_else(|| Unavailable::Invalid(format!("no {position_name}")))?;
     let position = matrix(source, &position_name, positions, hidden)?;
-    let position_offset = if model_type
-        .as_deref()
-        .is_some_and(|t| ROBERTA_MODEL_TYPES.contains(&t))
-    {
-        settings.count(&["pad_token_id"], 1 << 30)?.unwrap_or(1) + 1
-    } else {
-        0
-    };
+    // Where position 0 reads: the same answer the tables' reader gives (one home for it).
+    let position_offset = padding_position_offset(
+        model_type.as_deref(),
+        settings.number(&["pad_token_id"])?,
+        settings.number(&["max_position_embeddings"])?,
+        positions,
+    )
+    .map_err(|error| Unavailable::Invalid(format!("config.json: {error}")))?
+    .map_or(0, |pad| pad + 1);
     let token_type_name = format!("{embeddings}token_type_embeddings.weight");
     let token_type = if has(source, &token_type_name) {
         let types = source

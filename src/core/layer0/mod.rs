@@ -538,4 +538,36 @@ mod tests {
         .unwrap();
         assert!(bert.copy_scores(1, 2, true).is_none());
     }
+
+    #[test]
+    fn bert_style_positions_count_from_the_padding_token_where_model_file_says_so() {
+        let folder =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
+        let bytes = std::fs::read(folder.join("model.safetensors")).unwrap();
+        let source = source::SafetensorsBytes::new("bert", std::sync::Arc::new(bytes)).unwrap();
+        let config = std::fs::read_to_string(folder.join("config.json")).unwrap();
+        let with_type = |model_type: &str| {
+            let text = config
+                .replace(
+                    "\"model_type\": \"bert\"",
+                    &format!("\"model_type\": \"{model_type}\""),
+                )
+                .replace("\"pad_token_id\": 0", "\"pad_token_id\": 1");
+            load(&source, Some(&Settings::parse(&text).unwrap())).unwrap()
+        };
+        // The fixture's table has 24 rows; MPNet (as RoBERTa) starts at row pad + 1 = 2.
+        assert_eq!(with_type("bert").context_length(), 24);
+        assert_eq!(with_type("mpnet").context_length(), 22);
+        assert_eq!(with_type("roberta").context_length(), 22);
+        let ids = [4, 5, 6];
+        assert_ne!(
+            with_type("bert").run(&ids, true).unwrap().outputs,
+            with_type("mpnet").run(&ids, true).unwrap().outputs
+        );
+        assert_eq!(
+            with_type("bert").run(&ids, false).unwrap().outputs,
+            with_type("mpnet").run(&ids, false).unwrap().outputs,
+            "without positions the offset changes nothing"
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! Deciding which tensors are the embedding tables, by the names real checkpoints use.
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 use super::checkpoint::{Checkpoint, Config};
 use super::inspect::shape_text;
@@ -487,46 +487,15 @@ fn roberta_offset(
 ) -> Result<usize> {
     match &checkpoint.config {
         Some(config) => {
-            let pad = config.number("pad_token_id")?;
-            let max_positions = config.number("max_position_embeddings")?;
-            let known = config
-                .model_type()
-                .is_some_and(|t| PADDING_POSITION_MODEL_TYPES.contains(&t));
-            // A table of a power of two plus pad_token_id + 1 rows (514 for pad 1) is the mark of
-            // padding-counted positions, whatever the model type is called.
-            let shaped = match (pad, max_positions) {
-                (Some(pad), Some(rows)) if pad >= 1.0 && rows > pad + 1.0 => {
-                    let rest = rows - pad - 1.0;
-                    rest.fract() == 0.0 && rest >= 64.0 && rest.log2().fract() == 0.0
-                }
-                _ => false,
-            };
-            if !known && !shaped {
-                return Ok(0);
-            }
-            let pad = pad.unwrap_or(1.0);
-            if pad.fract() != 0.0 || !(0.0..=1e9).contains(&pad) {
-                bail!(
-                    "{}: pad_token_id {pad} is not a small whole number",
-                    config.path.display()
-                );
-            }
-            #[expect(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "checked above to be a small whole number"
-            )]
-            let pad = pad as usize;
-            if pad + 1 >= position_rows {
-                bail!(
-                    "{}: pad_token_id {pad} would put position 0 at row {}, but the position \
-                     table has only {position_rows} rows; the config does not fit this checkpoint",
-                    config.path.display(),
-                    pad + 1
-                );
-            }
-            detected.padding_id = Some(pad);
-            Ok(pad + 1)
+            let padding = padding_position_offset(
+                config.model_type(),
+                config.number("pad_token_id")?,
+                config.number("max_position_embeddings")?,
+                position_rows,
+            )
+            .map_err(|error| anyhow!("{}: {error}", config.path.display()))?;
+            detected.padding_id = padding;
+            Ok(padding.map_or(0, |pad| pad + 1))
         }
         None if prefix.starts_with("roberta.") => {
             detected.roberta_guessed = true;
@@ -535,6 +504,53 @@ fn roberta_offset(
         }
         None => Ok(0),
     }
+}
+
+/// Whether a BERT-style model counts its positions after the padding token, as `RoBERTa`,
+/// `MPNet` and their kin do (position 0 reads row `pad_token_id + 1`): by its `model_type`, or
+/// by a table of a power of two plus `pad_token_id + 1` rows (514 for pad 1), whatever the type
+/// is called. The padding id when it does (1 when the config gives none), `None` when not.
+///
+/// The one answer for every reader of BERT-style positions: the tables and layer 0.
+///
+/// # Errors
+/// When `pad_token_id` is not a small whole number, or leaves the `position_rows`-row table no
+/// row for position 0 (the message names the setting, not the file).
+pub fn padding_position_offset(
+    model_type: Option<&str>,
+    pad: Option<f64>,
+    max_positions: Option<f64>,
+    position_rows: usize,
+) -> Result<Option<usize>> {
+    let known = model_type.is_some_and(|t| PADDING_POSITION_MODEL_TYPES.contains(&t));
+    let shaped = match (pad, max_positions) {
+        (Some(pad), Some(rows)) if pad >= 1.0 && rows > pad + 1.0 => {
+            let rest = rows - pad - 1.0;
+            rest.fract() == 0.0 && rest >= 64.0 && rest.log2().fract() == 0.0
+        }
+        _ => false,
+    };
+    if !known && !shaped {
+        return Ok(None);
+    }
+    let pad = pad.unwrap_or(1.0);
+    if pad.fract() != 0.0 || !(0.0..=1e9).contains(&pad) {
+        bail!("pad_token_id {pad} is not a small whole number");
+    }
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "checked above to be a small whole number"
+    )]
+    let pad = pad as usize;
+    if pad + 1 >= position_rows {
+        bail!(
+            "pad_token_id {pad} would put position 0 at row {}, but the position table has only \
+             {position_rows} rows; the config does not fit this checkpoint",
+            pad + 1
+        );
+    }
+    Ok(Some(pad))
 }
 
 /// The largest `layer_norm_eps` taken from a config: far above any real model's, far below

@@ -43,7 +43,7 @@ use hub_cache::CachedSnapshot;
 use locate::label_of;
 use ollama::{locate_ollama, ollama_reference};
 
-pub use detect::{LearnedOrigin, NoPositions, PositionSource};
+pub use detect::{LearnedOrigin, NoPositions, PositionSource, padding_position_offset};
 pub use inspect::{Inspection, TensorSummary, inspect};
 pub use layer0::open_layer0;
 
