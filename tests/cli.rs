@@ -1,21 +1,16 @@
 //! The print subcommands through the real binary: output formats, exact float32 values, errors.
 
+mod common;
+
 use std::io::Read;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
+use common::{bits, run};
 use serde_json::Value;
-
-/// Runs the binary with `args`.
-fn embedlens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_embedlens"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 /// The standard output of a run that must succeed.
 fn stdout_of(args: &[&str]) -> String {
-    let output = embedlens(args);
+    let output = run(args);
     assert!(
         output.status.success(),
         "embedlens {args:?} failed: {}",
@@ -27,7 +22,7 @@ fn stdout_of(args: &[&str]) -> String {
 
 /// The standard error of a run that must fail, after checking it wrote nothing to stdout.
 fn stderr_of_failure(args: &[&str]) -> String {
-    let output = embedlens(args);
+    let output = run(args);
     assert!(!output.status.success(), "embedlens {args:?} should fail");
     assert!(output.stdout.is_empty(), "{args:?} wrote to stdout");
     String::from_utf8(output.stderr).expect("UTF-8 errors")
@@ -45,22 +40,6 @@ fn reference(case: &str) -> Vec<Vec<Vec<u32>>> {
     let file: Value =
         serde_json::from_str(include_str!("fixtures/torch-embedding-init.json")).unwrap();
     serde_json::from_value(file["cases"][case]["bits"].clone()).unwrap()
-}
-
-/// A JSON number as the float32 its text names (parsed from the text, never via a cast).
-fn float32(number: &Value) -> f32 {
-    assert!(number.is_number(), "{number} is not a number");
-    number.to_string().parse().unwrap()
-}
-
-/// A JSON array of numbers as float32 bit patterns.
-fn bits(vector: &Value) -> Vec<u32> {
-    vector
-        .as_array()
-        .unwrap_or_else(|| panic!("{vector} is not an array"))
-        .iter()
-        .map(|number| float32(number).to_bits())
-        .collect()
 }
 
 /// The sorted keys of a JSON object.
@@ -491,7 +470,7 @@ fn an_id_without_a_row_is_an_error() {
 
 #[test]
 fn a_bad_shape_is_a_usage_error() {
-    let output = embedlens(&["lookup", "--shape", "6by3", "--ids", "1"]);
+    let output = run(&["lookup", "--shape", "6by3", "--ids", "1"]);
     assert_eq!(output.status.code(), Some(2));
     let error = String::from_utf8(output.stderr).unwrap();
     assert!(

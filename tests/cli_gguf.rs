@@ -2,43 +2,18 @@
 //! `lookup --model x.gguf` with the tokenizer rebuilt from the file, quantized tables, a fake
 //! Ollama models folder, and the messages when something cannot be read.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::TempDir;
 use embedlens::core::gguf::{GgmlType, GgufWriter};
 use serde_json::Value;
 
-/// A fresh folder, removed when dropped.
-struct Folder(PathBuf);
-
-impl Folder {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "embedlens-cli-gguf-{name}-{}-{unique}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("a temp folder");
-        Self(path)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The byte-level BPE fixture (a llama model with `SmolLM`'s pre-tokenizer, 421 rows of
 /// `(id, -id)`), copied alone into a folder so its tokenizer comes from its metadata.
-fn smollm_alone(folder: &Folder) -> PathBuf {
+fn smollm_alone(folder: &TempDir) -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/gguf/tokenizers/smollm/model.gguf");
     let path = folder.join("smollm.gguf");
@@ -95,7 +70,7 @@ fn ids_and_rows(json: &str) -> Vec<(u64, Vec<f64>)> {
 
 #[test]
 fn inspect_shows_metadata_every_tensor_and_what_was_detected() {
-    let folder = Folder::new("inspect");
+    let folder = TempDir::new("inspect");
     let path = smollm_alone(&folder);
     let listed = stdout_of(&["inspect", arg(&path)], None);
     for expected in [
@@ -120,7 +95,7 @@ fn inspect_shows_metadata_every_tensor_and_what_was_detected() {
 
 #[test]
 fn lookup_reads_text_with_the_files_own_tokenizer() {
-    let folder = Folder::new("lookup");
+    let folder = TempDir::new("lookup");
     let path = smollm_alone(&folder);
     let json = stdout_of(
         &[
@@ -150,7 +125,7 @@ fn lookup_reads_text_with_the_files_own_tokenizer() {
 
 #[test]
 fn a_quantized_table_is_read_by_id() {
-    let folder = Folder::new("q4");
+    let folder = TempDir::new("q4");
     // One Q4_0 block per row: scale 0.25; low nibbles 0..15 become -8..7, high nibbles all 15.
     let mut data = Vec::new();
     for _ in 0..3 {
@@ -184,7 +159,7 @@ fn a_quantized_table_is_read_by_id() {
 
 #[test]
 fn unreadable_types_and_damaged_files_say_what_is_wrong() {
-    let folder = Folder::new("bad");
+    let folder = TempDir::new("bad");
     let writer =
         GgufWriter::new().tensor("token_embd.weight", &[2, 256], GgmlType(16), vec![0; 132]);
     let path = folder.join("iq2.gguf");
@@ -207,7 +182,7 @@ fn unreadable_types_and_damaged_files_say_what_is_wrong() {
 
 #[test]
 fn an_ollama_model_is_found_in_its_models_folder() {
-    let folder = Folder::new("ollama");
+    let folder = TempDir::new("ollama");
     let root = folder.join("models");
     let manifests = root.join("manifests/registry.ollama.ai/library/smollm");
     std::fs::create_dir_all(&manifests).expect("a manifests folder");

@@ -1,23 +1,17 @@
 //! `embedlens attention` and `embedlens compare --model` on the small checkpoints of
 //! tests/fixtures/layer0, whose layer-0 values `transformers` computed (reference.json).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::run;
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/layer0")
         .join(name)
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_embedlens"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs")
 }
 
 fn stdout_of(args: &[&str]) -> String {

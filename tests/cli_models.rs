@@ -2,89 +2,22 @@
 //! single `.safetensors` files that each test writes itself, every float dtype, tensor-name
 //! overrides, `inspect`, and every way a file can be wrong.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
+use std::path::Path;
+
+use common::{
+    TempDir, Tensor, added_token, arg, bert_post_processor, bits, f32_bytes, float32,
+    raw_safetensors, run, word_level_tokenizer, write_safetensors,
+};
 use safetensors::Dtype;
-use safetensors::tensor::TensorView;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/// A fresh folder of its own under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "embedlens-cli-models-{name}-{}-{unique}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("a temp folder");
-        Self(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// The folder's own name: what embedlens calls a model read from it.
-    fn name(&self) -> String {
-        self.0.file_name().unwrap().to_string_lossy().into_owned()
-    }
-
-    /// Writes a text file into the folder and returns its path.
-    fn write(&self, name: &str, contents: &str) -> PathBuf {
-        let path = self.join(name);
-        std::fs::write(&path, contents).expect("a written file");
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// One tensor to write: its name, dtype, shape and little-endian bytes.
-type Tensor = (&'static str, Dtype, Vec<usize>, Vec<u8>);
-
-/// Writes a safetensors file with the `safetensors` crate, as PyTorch's exporters do.
-fn write_safetensors(path: &Path, tensors: &[Tensor]) {
-    let views: Vec<(&str, TensorView<'_>)> = tensors
-        .iter()
-        .map(|(name, dtype, shape, bytes)| {
-            let view = TensorView::new(*dtype, shape.clone(), bytes).expect("a consistent tensor");
-            (*name, view)
-        })
-        .collect();
-    safetensors::serialize_to_file(views, None, path).expect("a written safetensors file");
-}
-
-/// A safetensors file from a hand-written header and data, for files the crate would refuse.
-fn raw_safetensors(header: &str, data: &[u8]) -> Vec<u8> {
-    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
-    bytes.extend(header.as_bytes());
-    bytes.extend(data);
-    bytes
-}
-
-fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
 /// An f32 tensor of `rows × cols` values.
-fn f32_table(name: &'static str, rows: usize, cols: usize, values: &[f32]) -> Tensor {
+fn f32_table(name: &'static str, rows: usize, cols: usize, values: &[f32]) -> Tensor<'static> {
     assert_eq!(values.len(), rows * cols, "{name}");
     (name, Dtype::F32, vec![rows, cols], f32_bytes(values))
 }
@@ -105,48 +38,8 @@ fn row_of(values: &[f32], cols: usize, row: usize) -> &[f32] {
     &values[row * cols..(row + 1) * cols]
 }
 
-/// An added token as `tokenizer.json` lists it.
-fn added_token(id: usize, content: &str) -> Value {
-    json!({"id": id, "content": content, "single_word": false, "lstrip": false,
-           "rstrip": false, "normalized": false, "special": true})
-}
-
-/// A word-level `tokenizer.json`: word `i` gets id `i`; `[UNK]` must be among the words.
-fn word_level_tokenizer(words: &[&str]) -> Value {
-    let vocab: serde_json::Map<String, Value> = words
-        .iter()
-        .enumerate()
-        .map(|(id, word)| ((*word).to_owned(), json!(id)))
-        .collect();
-    json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": [],
-        "normalizer": null,
-        "pre_tokenizer": {"type": "Whitespace"},
-        "post_processor": null,
-        "decoder": null,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
-    })
-}
-
 // ---------------------------------------------------------------------------------------------
 // Running the binary
-
-/// Runs the binary with `args`, stdin closed so it never waits for a terminal.
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_embedlens"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs")
-}
-
-/// A path as an argument; temp paths are UTF-8 on every system these tests run on.
-fn arg(path: &Path) -> &str {
-    path.to_str().expect("a UTF-8 temp path")
-}
 
 /// The standard output of a run that must succeed quietly.
 fn stdout_of(args: &[&str]) -> String {
@@ -203,22 +96,6 @@ fn assert_fails_naming(args: &[&str], file: &Path, problem: &str) {
         error.contains(problem),
         "embedlens {args:?}: wanted {problem:?} in: {error}"
     );
-}
-
-/// A JSON number as the float32 its text names (parsed from the text, never via a cast).
-fn float32(number: &Value) -> f32 {
-    assert!(number.is_number(), "{number} is not a number");
-    number.to_string().parse().unwrap()
-}
-
-/// A JSON array of numbers as float32 bit patterns.
-fn bits(vector: &Value) -> Vec<u32> {
-    vector
-        .as_array()
-        .unwrap_or_else(|| panic!("{vector} is not an array"))
-        .iter()
-        .map(|number| float32(number).to_bits())
-        .collect()
 }
 
 fn bits_of(values: &[f32]) -> Vec<u32> {
@@ -402,21 +279,7 @@ fn bert_tokenizer() -> Value {
         added_token(3, "[SEP]")
     ]);
     tokenizer["normalizer"] = json!({"type": "Lowercase"});
-    tokenizer["post_processor"] = json!({
-        "type": "TemplateProcessing",
-        "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                   {"Sequence": {"id": "A", "type_id": 0}},
-                   {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
-        "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                 {"Sequence": {"id": "A", "type_id": 0}},
-                 {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
-                 {"Sequence": {"id": "B", "type_id": 1}},
-                 {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
-        "special_tokens": {
-            "[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
-            "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}
-        }
-    });
+    tokenizer["post_processor"] = bert_post_processor();
     tokenizer
 }
 

@@ -2,13 +2,15 @@
 //! memory by the test itself, and must end with a clear message and an exit code, never a
 //! panic, an abort or a hang.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use common::{TempDir, arg, write_f32_safetensors};
 use serde_json::json;
 
 /// The address space each run may take, in KiB (`ulimit -v`): 1 GiB, far more than any of
@@ -203,81 +205,9 @@ fn options_that_read_model_files_are_refused_without_a_model() {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/// A fresh folder of its own under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "embedlens-hostile-{name}-{}-{unique}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("a temp folder");
-        Self(path)
-    }
-
-    /// A path inside the folder, its parent folders made.
-    fn join(&self, name: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::create_dir_all(path.parent().expect("inside the folder")).expect("a folder");
-        path
-    }
-
-    /// A FIFO (named pipe) inside the folder.
-    fn fifo(&self, name: &str) -> PathBuf {
-        let path = self.join(name);
-        let made = Command::new("mkfifo")
-            .arg(&path)
-            .status()
-            .expect("mkfifo runs");
-        assert!(made.success(), "mkfifo {}", path.display());
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The path as an argument.
-fn arg(path: &Path) -> &str {
-    path.to_str().expect("a UTF-8 temp path")
-}
-
-/// Writes a safetensors file of float32 tensors, each `(name, shape, values)`; the values are
-/// repeated to fill the shape.
-fn write_safetensors(path: &Path, tensors: &[(&str, &[usize], &[f32])]) {
-    let mut header = serde_json::Map::new();
-    let mut data = Vec::new();
-    for (name, shape, values) in tensors {
-        let count: usize = shape.iter().product();
-        let start = data.len();
-        for value in values.iter().cycle().take(count) {
-            data.extend(value.to_le_bytes());
-        }
-        header.insert(
-            (*name).to_owned(),
-            json!({"dtype": "F32", "shape": shape, "data_offsets": [start, data.len()]}),
-        );
-    }
-    let mut text = serde_json::Value::Object(header).to_string();
-    while !text.len().is_multiple_of(8) {
-        text.push(' ');
-    }
-    let mut bytes = (text.len() as u64).to_le_bytes().to_vec();
-    bytes.extend(text.as_bytes());
-    bytes.extend(data);
-    std::fs::write(path, bytes).expect("a written safetensors file");
-}
-
 /// A Llama-style token table of 8 rows of 4, the smallest model embedlens opens.
 fn write_small_model(path: &Path) {
-    write_safetensors(
+    write_f32_safetensors(
         path,
         &[("model.embed_tokens.weight", &[8, 4], &[0.5, -1.0])],
     );
@@ -420,7 +350,7 @@ fn tensor_names_are_printed_escaped_whatever_their_length() {
     let dir = TempDir::new("names");
     let path = dir.join("model.safetensors");
     let long = "a".repeat(70_000);
-    write_safetensors(
+    write_f32_safetensors(
         &path,
         &[
             ("model.embed_tokens.weight", &[8, 4], &[0.5]),
@@ -470,7 +400,7 @@ fn write_bert_folder(
         tensor("LayerNorm.bias"),
     ];
     let model = dir.join(&format!("{name}/model.safetensors"));
-    write_safetensors(
+    write_f32_safetensors(
         &model,
         &[
             (&names[0], &[8, 4], &[0.5, -1.0]),
@@ -518,7 +448,7 @@ fn config_values_that_cannot_be_right_are_named() {
 fn json_says_when_it_wrote_nan_or_infinity_as_null() {
     let dir = TempDir::new("nan");
     let path = dir.join("model.safetensors");
-    write_safetensors(
+    write_f32_safetensors(
         &path,
         &[(
             "model.embed_tokens.weight",

@@ -1,5 +1,9 @@
 //! Screens of the explorer, driven through the real update path and drawn on a `TestBackend`.
 
+mod common;
+
+use common::draw;
+
 use embedlens::app::{App, Options};
 use embedlens::core::positional::PositionScheme;
 use embedlens::core::vocabulary::VocabKind;
@@ -36,14 +40,6 @@ fn type_text(app: &mut App, text: &str) {
     for c in text.chars() {
         press(app, &[KeyCode::Char(c)]);
     }
-}
-
-fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-    terminal
-        .draw(|frame| frame.render_widget(app, frame.area()))
-        .expect("draw");
-    terminal
 }
 
 fn screen_text(terminal: &Terminal<TestBackend>) -> String {

@@ -7,10 +7,12 @@ use embedlens::app::{App, Options};
 use embedlens::core::model_file::{OpenOptions, open_layer0, open_model};
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
+
+mod common;
+
+use common::{added_token, bert_post_processor, draw, f32_tensor, write_safetensors};
 
 /// Hidden width of the test checkpoint.
 const HIDDEN: usize = 16;
@@ -41,32 +43,28 @@ fn value(tensor: usize, index: usize) -> f32 {
 }
 
 /// Writes a safetensors file of float32 tensors, each `(name, shape)` filled by [`value`].
-fn write_safetensors(path: &Path, tensors: &[(&str, Vec<usize>)]) {
-    let mut header = serde_json::Map::new();
-    let mut data = Vec::new();
-    for (tensor, (name, shape)) in tensors.iter().enumerate() {
-        let start = data.len();
-        for index in 0..shape.iter().product::<usize>() {
-            let number = if name.ends_with("LayerNorm.weight") {
-                1.0 + value(tensor, index) / 4.0
-            } else {
-                value(tensor, index)
-            };
-            data.extend(number.to_le_bytes());
-        }
-        header.insert(
-            (*name).to_owned(),
-            json!({"dtype": "F32", "shape": shape, "data_offsets": [start, data.len()]}),
-        );
-    }
-    let mut text = serde_json::Value::Object(header).to_string();
-    while !text.len().is_multiple_of(8) {
-        text.push(' ');
-    }
-    let mut bytes = (text.len() as u64).to_le_bytes().to_vec();
-    bytes.extend(text.as_bytes());
-    bytes.extend(data);
-    std::fs::write(path, bytes).expect("a written safetensors file");
+fn write_values(path: &Path, tensors: &[(&str, Vec<usize>)]) {
+    let values: Vec<Vec<f32>> = tensors
+        .iter()
+        .enumerate()
+        .map(|(tensor, (name, shape))| {
+            (0..shape.iter().product::<usize>())
+                .map(|index| {
+                    if name.ends_with("LayerNorm.weight") {
+                        1.0 + value(tensor, index) / 4.0
+                    } else {
+                        value(tensor, index)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let tensors: Vec<_> = tensors
+        .iter()
+        .zip(&values)
+        .map(|((name, shape), values)| f32_tensor(name, shape, values))
+        .collect();
+    write_safetensors(path, &tensors);
 }
 
 /// A word-level tokenizer that adds `[CLS]` and `[SEP]`, as BERT's does.
@@ -74,10 +72,7 @@ fn tokenizer() -> serde_json::Value {
     let special: Vec<_> = WORDS[..4]
         .iter()
         .enumerate()
-        .map(|(id, word)| {
-            json!({"id": id, "content": word, "single_word": false, "lstrip": false,
-                   "rstrip": false, "normalized": false, "special": true})
-        })
+        .map(|(id, word)| added_token(id, word))
         .collect();
     let vocab: serde_json::Map<String, serde_json::Value> = WORDS
         .iter()
@@ -87,17 +82,7 @@ fn tokenizer() -> serde_json::Value {
     json!({
         "version": "1.0", "truncation": null, "padding": null, "added_tokens": special,
         "normalizer": null, "pre_tokenizer": {"type": "Whitespace"},
-        "post_processor": {"type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                       {"Sequence": {"id": "A", "type_id": 0}},
-                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
-            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                     {"Sequence": {"id": "A", "type_id": 0}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
-                     {"Sequence": {"id": "B", "type_id": 1}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
-            "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
-                               "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}},
+        "post_processor": bert_post_processor(),
         "decoder": null,
         "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
     })
@@ -142,7 +127,7 @@ fn write_bert(name: &str) -> Folder {
             .iter()
             .map(|(name, shape)| (name.as_str(), shape.clone())),
     );
-    write_safetensors(&folder.join("model.safetensors"), &tensors);
+    write_values(&folder.join("model.safetensors"), &tensors);
     let config = json!({
         "model_type": "bert", "hidden_size": HIDDEN, "num_attention_heads": HEADS,
         "layer_norm_eps": 1e-12, "max_position_embeddings": POSITIONS,
@@ -178,14 +163,6 @@ fn keys(app: &mut App, text: &str) {
     for c in text.chars() {
         press(app, &[KeyCode::Char(c)]);
     }
-}
-
-fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test backend");
-    terminal
-        .draw(|frame| frame.render_widget(app, frame.area()))
-        .expect("draw");
-    terminal
 }
 
 /// The screen's words in reading order, each pane's wrapped lines joined: the right-hand
