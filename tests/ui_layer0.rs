@@ -1,7 +1,7 @@
 //! The attention pane on the model's own layer 0: a small BERT-style checkpoint this file
 //! writes, explored through the real update path and drawn on a `TestBackend`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use embedlens::app::{App, Options};
 use embedlens::core::model_file::{OpenOptions, open_layer0, open_model};
@@ -12,7 +12,7 @@ use serde_json::json;
 
 mod common;
 
-use common::{added_token, bert_post_processor, draw, f32_tensor, write_safetensors};
+use common::{TempDir, added_token, bert_post_processor, draw, f32_tensor, write_safetensors};
 
 /// Hidden width of the test checkpoint.
 const HIDDEN: usize = 16;
@@ -24,15 +24,6 @@ const WORDS: [&str; 10] = [
 ];
 /// Rows of its position table.
 const POSITIONS: usize = 32;
-
-/// A folder removed when the test ends.
-struct Folder(PathBuf);
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A deterministic, well-spread number for element `index` of tensor `tensor`.
 fn value(tensor: usize, index: usize) -> f32 {
@@ -90,11 +81,10 @@ fn tokenizer() -> serde_json::Value {
 
 /// A BERT-style checkpoint folder: embeddings, their `LayerNorm`, and layer 0's query, key
 /// and value layers, with `config.json` and `tokenizer.json`.
-fn write_bert(name: &str) -> Folder {
-    let parent =
-        std::env::temp_dir().join(format!("embedlens-ui-layer0-{}-{name}", std::process::id()));
+fn write_bert(name: &str) -> TempDir {
+    let parent = TempDir::new(name);
     // The model is named after its folder on screen: the same name in every run.
-    let folder = parent.join("tiny-bert");
+    let folder = parent.path().join("tiny-bert");
     std::fs::create_dir_all(&folder).expect("a temp folder");
     let attention = "bert.encoder.layer.0.attention.self.";
     let mut tensors = vec![
@@ -135,7 +125,7 @@ fn write_bert(name: &str) -> Folder {
     });
     std::fs::write(folder.join("config.json"), config.to_string()).expect("config.json");
     std::fs::write(folder.join("tokenizer.json"), tokenizer().to_string()).expect("tokenizer");
-    Folder(parent)
+    parent
 }
 
 /// The explorer on the checkpoint in `folder`, its own layer 0 read as `main` reads it.
@@ -190,10 +180,10 @@ fn screen(app: &App, width: u16, height: u16) -> String {
 }
 
 /// The explorer at the attention pane of "the dog bites the man".
-fn at_attention(name: &str) -> (Folder, App) {
+fn at_attention(name: &str) -> (TempDir, App) {
     let folder = write_bert(name);
     let mut app = explorer(
-        &folder.0.join("tiny-bert"),
+        &folder.path().join("tiny-bert"),
         "the dog bites the man",
         usize::MAX,
     );
@@ -282,7 +272,7 @@ fn braces_choose_the_head_and_the_overview_shows_every_head() {
 fn the_compare_mode_judges_on_the_models_own_layer() {
     let folder = write_bert("compare");
     let mut app = explorer(
-        &folder.0.join("tiny-bert"),
+        &folder.path().join("tiny-bert"),
         "the dog bites the man",
         usize::MAX,
     );
@@ -306,7 +296,7 @@ fn the_compare_mode_judges_on_the_models_own_layer() {
 fn a_large_layer_runs_on_a_worker_and_keys_never_wait_for_it() {
     let folder = write_bert("worker");
     // Everything counts as large: the layer runs on the worker thread.
-    let mut app = explorer(&folder.0.join("tiny-bert"), "the dog bites the man", 0);
+    let mut app = explorer(&folder.path().join("tiny-bert"), "the dog bites the man", 0);
     press(&mut app, &[KeyCode::Enter]);
     keys(&mut app, "a");
     let started = std::time::Instant::now();

@@ -138,35 +138,14 @@ pub fn read_text(path: &Path, limit: u64, what: &str) -> Result<String> {
 mod tests {
     use super::*;
 
-    use std::path::PathBuf;
+    use crate::core::test_fixtures::TempDir;
     use std::process::Command;
     use std::time::{Duration, Instant};
 
-    /// A folder of the test's own, removed at the end.
-    struct Folder(PathBuf);
-
-    impl Folder {
-        fn new(name: &str) -> Self {
-            let path = std::env::temp_dir().join(format!(
-                "embedlens-file-access-{name}-{}",
-                std::process::id()
-            ));
-            let _ = std::fs::remove_dir_all(&path);
-            std::fs::create_dir_all(&path).unwrap();
-            Self(path)
-        }
-    }
-
-    impl Drop for Folder {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
     #[test]
     fn a_fifo_is_refused_at_once_without_blocking() {
-        let folder = Folder::new("fifo");
-        let fifo = folder.0.join("tokenizer.json");
+        let folder = TempDir::new("fifo");
+        let fifo = folder.join("tokenizer.json");
         let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(made.success());
         let start = Instant::now();
@@ -193,8 +172,8 @@ mod tests {
 
     #[test]
     fn json_is_read_whole_up_to_the_limit() {
-        let folder = Folder::new("json");
-        let path = folder.0.join("config.json");
+        let folder = TempDir::new("json");
+        let path = folder.join("config.json");
         std::fs::write(&path, "{\"a\": 1}").unwrap();
         assert_eq!(read_json_text(&path).unwrap(), "{\"a\": 1}");
         // A sparse file just over the limit: refused without reading it all into memory.

@@ -16,6 +16,8 @@ pub mod readout;
 pub mod sentence;
 pub mod similarity;
 pub mod table;
+#[cfg(test)]
+pub(crate) mod test_fixtures;
 pub mod tokenizer;
 pub mod torch_init;
 pub mod trained;

@@ -5,87 +5,24 @@
 //! unused.
 #![allow(
     dead_code,
+    unused_imports,
     reason = "each test file uses some of the fixtures; `expect` would fail in the files that use them all"
 )]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use safetensors::Dtype;
 use safetensors::tensor::TensorView;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
-// Folders
+// Folders and tokenizer.json pieces, shared with the unit tests
 
-/// A fresh folder of its own under the system temp dir, removed when dropped.
-pub struct TempDir(PathBuf);
+#[path = "../../src/core/test_fixtures.rs"]
+mod fixtures;
 
-impl TempDir {
-    /// A new empty folder whose name starts with `embedlens-`, the test binary's name and
-    /// `name`.
-    pub fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let binary = std::env::current_exe()
-            .ok()
-            .and_then(|exe| {
-                exe.file_stem()
-                    .map(|stem| stem.to_string_lossy().into_owned())
-            })
-            .and_then(|stem| stem.split('-').next().map(str::to_owned))
-            .unwrap_or_default();
-        let path = std::env::temp_dir().join(format!(
-            "embedlens-{binary}-{name}-{}-{unique}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("a temp folder");
-        Self(path)
-    }
-
-    /// The folder itself.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-
-    /// A path inside the folder, its parent folders made.
-    pub fn join(&self, name: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::create_dir_all(path.parent().expect("inside the folder")).expect("a folder");
-        path
-    }
-
-    /// The folder's own name: what embedlens calls a model read from it.
-    pub fn name(&self) -> String {
-        self.0.file_name().unwrap().to_string_lossy().into_owned()
-    }
-
-    /// Writes a text file into the folder and returns its path.
-    pub fn write(&self, name: &str, contents: &str) -> PathBuf {
-        let path = self.join(name);
-        std::fs::write(&path, contents).expect("a written file");
-        path
-    }
-
-    /// A FIFO (named pipe) inside the folder.
-    pub fn fifo(&self, name: &str) -> PathBuf {
-        let path = self.join(name);
-        let made = Command::new("mkfifo")
-            .arg(&path)
-            .status()
-            .expect("mkfifo runs");
-        assert!(made.success(), "mkfifo {}", path.display());
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub(crate) use fixtures::{TempDir, added_token, bert_post_processor};
 
 /// A path as an argument; temp paths are UTF-8 on every system these tests run on.
 pub fn arg(path: &Path) -> &str {
@@ -143,12 +80,6 @@ pub fn raw_safetensors(header: &str, data: &[u8]) -> Vec<u8> {
 // ---------------------------------------------------------------------------------------------
 // tokenizer.json
 
-/// An added (special) token as `tokenizer.json` lists it.
-pub fn added_token(id: usize, content: &str) -> Value {
-    json!({"id": id, "content": content, "single_word": false, "lstrip": false,
-           "rstrip": false, "normalized": false, "special": true})
-}
-
 /// A word-level `tokenizer.json`: word `i` gets id `i`; `[UNK]` must be among the words.
 pub fn word_level_tokenizer(words: &[&str]) -> Value {
     let vocab: serde_json::Map<String, Value> = words
@@ -166,25 +97,6 @@ pub fn word_level_tokenizer(words: &[&str]) -> Value {
         "post_processor": null,
         "decoder": null,
         "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
-    })
-}
-
-/// BERT's post-processor: `[CLS]` (id 2) before a sentence, `[SEP]` (id 3) after it.
-pub fn bert_post_processor() -> Value {
-    json!({
-        "type": "TemplateProcessing",
-        "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                   {"Sequence": {"id": "A", "type_id": 0}},
-                   {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
-        "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                 {"Sequence": {"id": "A", "type_id": 0}},
-                 {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
-                 {"Sequence": {"id": "B", "type_id": 1}},
-                 {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
-        "special_tokens": {
-            "[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
-            "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}
-        }
     })
 }
 

@@ -2,41 +2,19 @@
 //! and what is said when something is missing.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::gguf::{gguf_label, inspect_gguf, open_gguf};
 use super::ollama::locate_in;
 use super::{OpenOptions, inspect, open_model};
 use crate::core::block::{EmbeddingBlock, ModelFamily};
 use crate::core::gguf::{GgmlType, GgufWriter, MetadataValue};
+use crate::core::test_fixtures::TempDir;
 
-/// A fresh folder, removed when dropped.
-struct Folder(PathBuf);
-
-impl Folder {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "embedlens-gguf-model-{name}-{}-{unique}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    fn write(&self, name: &str, writer: &GgufWriter) -> PathBuf {
-        let path = self.0.join(name);
-        writer.write(&path).unwrap();
-        path
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// Writes a GGUF file into the folder and returns its path.
+fn write_gguf(folder: &TempDir, name: &str, writer: &GgufWriter) -> PathBuf {
+    let path = folder.join(name);
+    writer.write(&path).unwrap();
+    path
 }
 
 fn fixture(kind: &str) -> PathBuf {
@@ -54,8 +32,8 @@ fn a_llama_gguf_opens_rotary_with_the_tokenizer_from_its_metadata() {
     let path = fixture("smollm").join("model.gguf");
     // The fixture folder also holds the tokenizer.json it was made from; a copy alone in a
     // folder must rebuild its tokenizer from the metadata.
-    let folder = Folder::new("llama");
-    let copy = folder.0.join("smollm.gguf");
+    let folder = TempDir::new("llama");
+    let copy = folder.path().join("smollm.gguf");
     std::fs::copy(&path, &copy).unwrap();
     let model = open_model(&copy, &OpenOptions::default()).unwrap();
     assert_eq!(model.label(), "smollm");
@@ -105,14 +83,18 @@ fn a_tokenizer_json_beside_the_file_wins() {
 
 #[test]
 fn a_gpt2_gguf_adds_its_learned_position_table() {
-    let folder = Folder::new("gpt2");
+    let folder = TempDir::new("gpt2");
     let writer = GgufWriter::new()
         .text("general.architecture", "gpt2")
         .number("gpt2.context_length", 3)
         .number("gpt2.embedding_length", 4)
         .f32_table("token_embd.weight", 5, 4, &values(20))
         .f32_table("position_embd.weight", 3, 4, &values(12));
-    let model = open_model(&folder.write("tiny.gguf", &writer), &OpenOptions::default()).unwrap();
+    let model = open_model(
+        &write_gguf(&folder, "tiny.gguf", &writer),
+        &OpenOptions::default(),
+    )
+    .unwrap();
     assert_eq!(model.family(), ModelFamily::Gpt2);
     assert_eq!(model.block(), &EmbeddingBlock::Sum);
     assert_eq!(model.position_table().unwrap().rows(), 3);
@@ -137,7 +119,7 @@ fn a_gpt2_gguf_adds_its_learned_position_table() {
 
 #[test]
 fn a_bert_gguf_normalises_the_sum() {
-    let folder = Folder::new("bert");
+    let folder = TempDir::new("bert");
     let writer = GgufWriter::new()
         .text("general.architecture", "bert")
         .metadata(
@@ -159,7 +141,11 @@ fn a_bert_gguf_normalises_the_sum() {
             GgmlType(0),
             [0.0f32, 1.0].iter().flat_map(|v| v.to_le_bytes()).collect(),
         );
-    let model = open_model(&folder.write("bert.gguf", &writer), &OpenOptions::default()).unwrap();
+    let model = open_model(
+        &write_gguf(&folder, "bert.gguf", &writer),
+        &OpenOptions::default(),
+    )
+    .unwrap();
     assert_eq!(model.family(), ModelFamily::Bert);
     let EmbeddingBlock::Bert {
         token_type_row,
@@ -176,7 +162,7 @@ fn a_bert_gguf_normalises_the_sum() {
 
 #[test]
 fn quantized_tables_open_and_unreadable_ones_are_named() {
-    let folder = Folder::new("quantized");
+    let folder = TempDir::new("quantized");
     // One Q8_0 block per row: scale 0.5, bytes 0..32 (row 0) and 32..64 (row 1).
     let mut data = Vec::new();
     for row in 0..2u8 {
@@ -186,7 +172,11 @@ fn quantized_tables_open_and_unreadable_ones_are_named() {
     let writer = GgufWriter::new()
         .text("general.architecture", "llama")
         .tensor("token_embd.weight", &[2, 32], GgmlType(8), data);
-    let model = open_model(&folder.write("q8.gguf", &writer), &OpenOptions::default()).unwrap();
+    let model = open_model(
+        &write_gguf(&folder, "q8.gguf", &writer),
+        &OpenOptions::default(),
+    )
+    .unwrap();
     assert_eq!(model.lookup(1).unwrap()[1].to_bits(), 16.5f32.to_bits());
     assert_eq!(model.token_table().dtype().unwrap().to_string(), "q8_0");
 
@@ -198,7 +188,7 @@ fn quantized_tables_open_and_unreadable_ones_are_named() {
             GgmlType(23),
             vec![0; 2 * 136],
         );
-    let path = folder.write("iq4.gguf", &writer);
+    let path = write_gguf(&folder, "iq4.gguf", &writer);
     let error = format!(
         "{:#}",
         open_model(&path, &OpenOptions::default()).unwrap_err()
@@ -217,18 +207,22 @@ fn quantized_tables_open_and_unreadable_ones_are_named() {
 
 #[test]
 fn a_missing_token_table_names_the_embedding_like_tensors() {
-    let folder = Folder::new("missing");
+    let folder = TempDir::new("missing");
     let writer = GgufWriter::new().f32_table("tok_embeddings.weight", 2, 2, &values(4));
     let error = format!(
         "{:#}",
-        open_model(&folder.write("odd.gguf", &writer), &OpenOptions::default()).unwrap_err()
+        open_model(
+            &write_gguf(&folder, "odd.gguf", &writer),
+            &OpenOptions::default()
+        )
+        .unwrap_err()
     );
     assert!(error.contains("no tensor named token_embd.weight; its embedding-like tensors are tok_embeddings.weight"), "{error}");
     let options = OpenOptions {
         token_tensor: Some("tok_embeddings.weight".to_owned()),
         ..OpenOptions::default()
     };
-    let model = open_model(&folder.0.join("odd.gguf"), &options).unwrap();
+    let model = open_model(&folder.path().join("odd.gguf"), &options).unwrap();
     assert!(
         model
             .detection()
@@ -263,8 +257,8 @@ fn inspect_lists_metadata_tensors_and_detection() {
 
 #[test]
 fn an_ollama_blob_opens_under_its_model_name() {
-    let folder = Folder::new("ollama");
-    let root = folder.0.join("models");
+    let folder = TempDir::new("ollama");
+    let root = folder.path().join("models");
     let manifests = root.join("manifests/registry.ollama.ai/library/tiny");
     std::fs::create_dir_all(&manifests).unwrap();
     std::fs::create_dir_all(root.join("blobs")).unwrap();

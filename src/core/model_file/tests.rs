@@ -1,6 +1,6 @@
 //! Tests of opening checkpoints: files the tests write, every failure named.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -13,38 +13,11 @@ use super::*;
 use crate::core::block::{EmbeddingBlock, ModelFamily};
 use crate::core::positional::PositionScheme;
 use crate::core::table::Table;
+use crate::core::test_fixtures::TempDir;
 use crate::core::tokenizer::TextTokenizer;
 use crate::core::vocabulary::{Token, Vocabulary};
 use crate::core::weights::TokenLookup;
 use ::safetensors::tensor::TensorView;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A fresh folder under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "embedlens-model-file-{name}-{}-{unique}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A tensor to write: name, dtype, shape and values (converted to the dtype).
 struct Spec {
@@ -102,16 +75,7 @@ fn serialize(specs: &[Spec]) -> Vec<u8> {
 }
 
 fn write(path: &Path, specs: &[Spec]) {
-    let views: Vec<(&str, TensorView<'_>)> = specs
-        .iter()
-        .map(|s| {
-            (
-                s.name,
-                TensorView::new(s.dtype, s.shape.clone(), &s.bytes).unwrap(),
-            )
-        })
-        .collect();
-    ::safetensors::serialize_to_file(views, None, path).unwrap();
+    std::fs::write(path, serialize(specs)).unwrap();
 }
 
 /// A safetensors file from a hand-written header and data.
@@ -191,7 +155,7 @@ fn gpt2_names_with_and_without_the_transformer_prefix() {
         let mut specs = gpt2_specs(wte, wpe);
         specs.push(f32_tensor("h.0.ln_1.weight", &[3], &[1.0, 1.0, 1.0]));
         write(&dir.join("model.safetensors"), &specs);
-        let model = open(&dir.0).unwrap();
+        let model = open(dir.path()).unwrap();
         assert_eq!(model.family(), ModelFamily::Gpt2);
         assert_eq!(model.block(), &EmbeddingBlock::Sum);
         assert_eq!(
@@ -220,7 +184,7 @@ fn gpt2_model_embedding_is_token_row_plus_position_row_exactly() {
             f32_tensor("wpe.weight", &[2, 2], &[0.01, -0.5, 1e-8, 3.3]),
         ],
     );
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     let lookup = lookup_at(&model, 1, 1);
     let expected = vec![0.3f32 + 1e-8, 0.7 + 3.3];
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -271,7 +235,7 @@ fn bert_reads_token_types_layer_norm_and_config_eps() {
         r#"{"model_type": "bert", "layer_norm_eps": 1e-5}"#,
     )
     .unwrap();
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     assert_eq!(model.family(), ModelFamily::Bert);
     assert_eq!(model.position_offset(), 0);
     let EmbeddingBlock::Bert {
@@ -310,7 +274,7 @@ fn bert_without_config_uses_the_default_eps_and_old_gamma_beta_names() {
     specs[3].name = "bert.embeddings.LayerNorm.gamma";
     specs[4].name = "bert.embeddings.LayerNorm.beta";
     write(&dir.join("model.safetensors"), &specs);
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     let EmbeddingBlock::Bert { norm, .. } = model.block() else {
         panic!("expected a BERT block");
     };
@@ -335,7 +299,7 @@ fn roberta_positions_start_after_the_padding_id() {
         r#"{"model_type": "roberta", "pad_token_id": 1}"#,
     )
     .unwrap();
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     assert_eq!(model.family(), ModelFamily::Bert);
     assert_eq!(model.position_offset(), 2);
     let detection = model.detection().join("\n");
@@ -365,7 +329,7 @@ fn mpnet_counts_positions_from_the_padding_id_and_skips_padding() {
         r#"{"model_type": "mpnet", "pad_token_id": 1, "max_position_embeddings": 6}"#,
     )
     .unwrap();
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     assert_eq!(model.position_offset(), 2);
     let detection = model.detection().join("\n");
     assert!(
@@ -406,14 +370,14 @@ fn mpnet_counts_positions_from_the_padding_id_and_skips_padding() {
         r#"{"model_type": "new-roberta-kin", "pad_token_id": 1, "max_position_embeddings": 514}"#,
     )
     .unwrap();
-    assert_eq!(open(&dir.0).unwrap().position_offset(), 2);
+    assert_eq!(open(dir.path()).unwrap().position_offset(), 2);
     // BERT: pad id 0 and 512 rows, positions from 0.
     std::fs::write(
         dir.join("config.json"),
         r#"{"model_type": "bert", "pad_token_id": 0, "max_position_embeddings": 512}"#,
     )
     .unwrap();
-    let bert = open(&dir.0).unwrap();
+    let bert = open(dir.path()).unwrap();
     assert_eq!(bert.position_offset(), 0);
     assert_eq!(
         bert.model_position_rows(&tokens),
@@ -437,7 +401,7 @@ fn llama_names_have_no_position_table() {
             r#"{"model_type": "llama", "rope_theta": 10000.0}"#,
         )
         .unwrap();
-        let model = open(&dir.0).unwrap();
+        let model = open(dir.path()).unwrap();
         assert_eq!(model.family(), ModelFamily::Rotary);
         assert_eq!(model.block(), &EmbeddingBlock::TokenOnly);
         assert_eq!(model.position_table().map(Table::rows), None);
@@ -465,7 +429,7 @@ fn embed_tokens_beside_learned_positions_is_not_called_rotary() {
             counting("model.decoder.embed_positions.weight", 6, 2, 0.0),
         ],
     );
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     assert_eq!(model.family(), ModelFamily::Unknown);
     assert!(model.detection().join("\n").contains("OPT and BART"));
 }
@@ -489,7 +453,7 @@ fn sharded_folders_follow_the_index() {
         "transformer.wpe.weight": "model-00002-of-00002.safetensors",
         "transformer.h.0.attn.c_attn.weight": "model-00002-of-00002.safetensors"}}"#;
     std::fs::write(dir.join("model.safetensors.index.json"), index).unwrap();
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     assert_eq!(model.family(), ModelFamily::Gpt2);
     assert_eq!(row(&model, 1), [0.375, 0.5, 0.625]);
     assert_eq!(
@@ -498,7 +462,7 @@ fn sharded_folders_follow_the_index() {
     );
     assert!(model.detection()[0].contains("2 shards named by model.safetensors.index.json"));
 
-    let inspection = inspect(&dir.0).unwrap();
+    let inspection = inspect(dir.path()).unwrap();
     assert_eq!(inspection.files.len(), 2);
     let wte = &inspection.tensors[2];
     assert_eq!(wte.name, "transformer.wte.weight");
@@ -510,7 +474,7 @@ fn sharded_folders_follow_the_index() {
         "\"transformer.wte.weight\": \"model-00002",
     );
     std::fs::write(dir.join("model.safetensors.index.json"), broken).unwrap();
-    let error = open_error(&dir.0);
+    let error = open_error(dir.path());
     assert!(
         error.contains(
             "model.safetensors.index.json: says transformer.wte.weight is in model-00002"
@@ -579,12 +543,12 @@ fn missing_paths_and_empty_folders_are_named() {
         error.ends_with("nothing-here: no such file or folder"),
         "{error}"
     );
-    let error = open_error(&dir.0);
+    let error = open_error(dir.path());
     assert!(
         error.contains("no safetensors file in this folder"),
         "{error}"
     );
-    let error = inspect(&dir.0).unwrap_err().to_string();
+    let error = inspect(dir.path()).unwrap_err().to_string();
     assert!(error.contains("no safetensors file"), "{error}");
 }
 
@@ -633,8 +597,8 @@ fn truncated_and_corrupt_files_are_named() {
     for (bytes, expected) in cases {
         std::fs::write(&file, &bytes).unwrap();
         for error in [
-            open_error(&dir.0),
-            format!("{:#}", inspect(&dir.0).unwrap_err()),
+            open_error(dir.path()),
+            format!("{:#}", inspect(dir.path()).unwrap_err()),
         ] {
             assert!(error.contains("model.safetensors: "), "{error}");
             assert!(error.contains(expected), "{error}\nwanted: {expected}");
@@ -688,16 +652,16 @@ fn malformed_config_is_named() {
     let dir = TempDir::new("config");
     write(&dir.join("model.safetensors"), &bert_specs());
     std::fs::write(dir.join("config.json"), "{ not json").unwrap();
-    let error = open_error(&dir.0);
+    let error = open_error(dir.path());
     assert!(error.contains("config.json: not valid JSON"), "{error}");
     std::fs::write(dir.join("config.json"), r#"{"layer_norm_eps": "small"}"#).unwrap();
-    let error = open_error(&dir.0);
+    let error = open_error(dir.path());
     assert!(
         error.contains("config.json: layer_norm_eps is \"small\", not a number"),
         "{error}"
     );
     std::fs::write(dir.join("config.json"), "[1, 2]").unwrap();
-    assert!(open_error(&dir.0).contains("config.json: expected a JSON object"));
+    assert!(open_error(dir.path()).contains("config.json: expected a JSON object"));
 }
 
 #[test]
@@ -736,7 +700,7 @@ fn the_folders_tokenizer_names_the_rows() {
         "post_processor": null, "decoder": null, "model": {"type": "WordLevel",
         "vocab": {"fox": 0, "bites": 1, "the": 2, "[UNK]": 3}, "unk_token": "[UNK]"}}"#;
     std::fs::write(dir.join("tokenizer.json"), tokenizer).unwrap();
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     let ids: Vec<Option<usize>> = model
         .tokenize("the fox")
         .unwrap()
@@ -757,7 +721,7 @@ fn the_folders_tokenizer_names_the_rows() {
     // the model opens, warns, and the token past the table has no row.
     let bigger = tokenizer.replace(r#""[UNK]": 3}"#, r#""[UNK]": 3, "a": 4, "b": 5}"#);
     std::fs::write(dir.join("tokenizer.json"), bigger).unwrap();
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     assert!(
         model
             .warnings()
@@ -785,7 +749,7 @@ fn a_missing_tokenizer_file_is_named() {
         tokenizer: Some(dir.join("absent.json")),
         ..OpenOptions::default()
     };
-    let error = format!("{:#}", open_model(&dir.0, &options).unwrap_err());
+    let error = format!("{:#}", open_model(dir.path(), &options).unwrap_err());
     assert!(error.contains("absent.json"), "{error}");
 }
 
@@ -800,7 +764,7 @@ fn non_finite_weights_are_shown_and_warned_about() {
             &[1.0, 2.0, 3.0, f32::NAN, f32::INFINITY, 0.5],
         )],
     );
-    let model = open(&dir.0).unwrap();
+    let model = open(dir.path()).unwrap();
     assert_eq!(model.non_finite_warning(0), None);
     let values = row(&model, 1);
     assert!(values[0].is_nan() && values[1] == f32::INFINITY);
@@ -823,7 +787,7 @@ fn inspection_lists_every_tensor_aligned() {
         bytes: [0i64, 1].iter().flat_map(|v| v.to_le_bytes()).collect(),
     });
     write(&dir.join("model.safetensors"), &specs);
-    let inspection = inspect(&dir.0).unwrap();
+    let inspection = inspect(dir.path()).unwrap();
     assert_eq!(inspection.tensors.len(), 7);
     let position_ids = inspection
         .tensors
@@ -885,7 +849,7 @@ fn detection_decides_where_positions_come_from_as_a_value() {
         if let Some(config) = config {
             std::fs::write(dir.join("config.json"), config).unwrap();
         }
-        let checkpoint = Checkpoint::read(&dir.0).unwrap();
+        let checkpoint = Checkpoint::read(dir.path()).unwrap();
         detect(&checkpoint, &OpenOptions::default())
             .unwrap()
             .position_source
@@ -955,7 +919,7 @@ fn gemma_scales_token_vectors_by_root_width_in_the_models_dtype() {
             &[tensor("model.embed_tokens.weight", dtype, &[2, 3], &all)],
         );
         std::fs::write(dir.join("config.json"), r#"{"model_type": "gemma2"}"#).unwrap();
-        let model = open(&dir.0).unwrap();
+        let model = open(dir.path()).unwrap();
         let output = lookup_at(&model, 1, 4).model_embedding.unwrap();
         assert_eq!(output.to_vec(), expected, "{dtype}");
         let detection = model.detection().join("\n");

@@ -1,11 +1,12 @@
 //! Tests of the tokenizers behind [`TextTokenizer`], the model ones especially.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
 use super::display::byte_level_char;
 use super::*;
+use crate::core::test_fixtures::{TempDir, added_token, bert_post_processor};
 use crate::core::vocabulary::VocabKind;
 
 fn gpt2() -> TextTokenizer {
@@ -134,37 +135,6 @@ fn gpt2_caches_display_strings() {
     }
 }
 
-/// A folder of its own under the system temp directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let path = std::env::temp_dir().join(format!(
-            "embedlens-text-tokenizer-{}-{name}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    fn write(&self, name: &str, contents: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, contents).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn added(id: usize, content: &str) -> Value {
-    json!({"id": id, "content": content, "single_word": false, "lstrip": false,
-           "rstrip": false, "normalized": false, "special": true})
-}
-
 /// A BERT-like word-level tokenizer whose file pads to 16 and truncates to 3.
 fn bert_like_json() -> String {
     let words = [
@@ -180,24 +150,10 @@ fn bert_like_json() -> String {
         "truncation": {"direction": "Right", "max_length": 3, "strategy": "LongestFirst", "stride": 0},
         "padding": {"strategy": {"Fixed": 16}, "direction": "Right", "pad_to_multiple_of": null,
                     "pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"},
-        "added_tokens": [added(0, "[PAD]"), added(1, "[UNK]"), added(2, "[CLS]"), added(3, "[SEP]")],
+        "added_tokens": [added_token(0, "[PAD]"), added_token(1, "[UNK]"), added_token(2, "[CLS]"), added_token(3, "[SEP]")],
         "normalizer": {"type": "Lowercase"},
         "pre_tokenizer": {"type": "Whitespace"},
-        "post_processor": {
-            "type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                       {"Sequence": {"id": "A", "type_id": 0}},
-                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
-            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
-                     {"Sequence": {"id": "A", "type_id": 0}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
-                     {"Sequence": {"id": "B", "type_id": 1}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
-            "special_tokens": {
-                "[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
-                "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}
-            }
-        },
+        "post_processor": bert_post_processor(),
         "decoder": null,
         "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
     })
@@ -277,7 +233,7 @@ fn word_piece_json() -> String {
         "version": "1.0",
         "truncation": null,
         "padding": null,
-        "added_tokens": [added(0, "[UNK]"), added(1, "[CLS]"), added(2, "[SEP]")],
+        "added_tokens": [added_token(0, "[UNK]"), added_token(1, "[CLS]"), added_token(2, "[SEP]")],
         "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": false,
                        "strip_accents": true, "lowercase": true},
         "pre_tokenizer": {"type": "BertPreTokenizer"},
@@ -332,7 +288,7 @@ fn byte_level_json() -> String {
         "version": "1.0",
         "truncation": null,
         "padding": null,
-        "added_tokens": [added(261, "<|endoftext|>")],
+        "added_tokens": [added_token(261, "<|endoftext|>")],
         "normalizer": null,
         "pre_tokenizer": byte_level,
         "post_processor": byte_level,
@@ -405,7 +361,7 @@ fn hugging_face_errors_name_the_file() {
         "{message}"
     );
 
-    let missing = dir.0.join("missing").join("tokenizer.json");
+    let missing = dir.join("missing").join("tokenizer.json");
     let message = TextTokenizer::from_file(&missing).unwrap_err().to_string();
     assert_eq!(message, format!("{}: no such file", missing.display()));
     assert!(TextTokenizer::from_file(Path::new("")).is_err());
