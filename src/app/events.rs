@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
 
 use super::App;
 use super::navigation::Focus;
@@ -76,9 +76,37 @@ impl App {
 
     /// Turns a terminal event into an action and applies it.
     pub fn handle_event(&mut self, event: &Event) {
+        if let Some((escape, key)) = self.escape_then_key(event) {
+            self.handle_event(&escape);
+            self.handle_event(&key);
+            return;
+        }
         if let Some(action) = self.action_for_event(event) {
             self.update(action);
         }
+    }
+
+    /// Esc and a key that arrived together, split again.
+    ///
+    /// A terminal sends Esc as the byte that also starts Alt+key, so Esc followed at once by
+    /// a letter (typed quickly, pasted, or sent by a script) is read as Alt+letter. Where
+    /// Alt+letter means nothing (outside the text being edited, which has Alt+word motions),
+    /// it is taken as the two keys the user pressed.
+    fn escape_then_key(&self, event: &Event) -> Option<(Event, Event)> {
+        let key = event.as_key_press_event()?;
+        let KeyCode::Char(_) = key.code else {
+            return None;
+        };
+        let scope = self.scope();
+        if key.modifiers != KeyModifiers::ALT
+            || matches!(scope, Scope::Input | Scope::Prompt)
+            || action_for_key(key, scope).is_some()
+        {
+            return None;
+        }
+        let escape = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+        let plain = KeyEvent::new(key.code, KeyModifiers::NONE);
+        Some((Event::Key(escape), Event::Key(plain)))
     }
 
     /// What an event means now: key presses through the key table, pastes into the input.

@@ -585,3 +585,26 @@ fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
     );
     assert_eq!(app.views().nearest.as_ref().unwrap().0, expected);
 }
+
+#[test]
+fn esc_and_a_letter_read_together_as_alt_letter_are_both_applied() {
+    let mut app = explorer_on(DEFAULT_SENTENCE, None);
+    app.handle_event(&key(KeyCode::Char('s')));
+    assert_eq!(app.detail(), Detail::Similarity);
+    let vocab = app.model().label().to_owned();
+    // Esc closes the pane, then v switches the vocabulary: as if pressed one after the other.
+    app.handle_event(&Event::Key(KeyEvent::new(
+        KeyCode::Char('v'),
+        KeyModifiers::ALT,
+    )));
+    assert_eq!(app.detail(), Detail::Lookups);
+    assert_ne!(app.model().label(), vocab);
+    assert!(app.is_running());
+    // While typing, Alt+letter stays the text area's (word motions), never an Esc.
+    let mut typing = App::new(Options::default());
+    typing.handle_event(&Event::Key(KeyEvent::new(
+        KeyCode::Char('b'),
+        KeyModifiers::ALT,
+    )));
+    assert_eq!(typing.focus(), Focus::Input);
+}
