@@ -73,7 +73,7 @@ impl Widget for &App {
             Constraint::Length(1),
         ]);
         let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
-        let body = Body::build(self, middle.width);
+        let body = Body::build(self, middle.width, short);
         let lesson = lesson::build(self, area.width, short);
         // The panes take what they need; the readout gets the rest, and at least its minimum.
         // The readout keeps room for its finding and explanation; more on taller terminals.
@@ -138,13 +138,16 @@ enum Body<'a> {
 impl<'a> Body<'a> {
     /// The panes at the body's width: the matrix beside the other pane when both fit, else
     /// the matrix above it.
-    fn build(app: &'a App, width: u16) -> Self {
+    ///
+    /// On a short terminal the similarity and picture panes take the whole width: beside the
+    /// matrix they would have room for neither their nearest rows nor their dots.
+    fn build(app: &'a App, width: u16, short: bool) -> Self {
         // Compare mode's panes span the body; so does every head's map (and the lesson's
         // RoPE step), which needs the room more than the matrix does.
-        if app.compare().is_some()
-            || ((app.head_overview() || lesson::attention_alone(app))
-                && !lesson::hides_answers(app))
-        {
+        let alone = app.head_overview()
+            || lesson::attention_alone(app)
+            || (short && matches!(app.detail(), Detail::Similarity | Detail::Picture));
+        if app.compare().is_some() || (alone && !lesson::hides_answers(app)) {
             return Self::Whole(hidden_until_guessed(app, width, detail(app, width)));
         }
         let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);

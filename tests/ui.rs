@@ -432,8 +432,14 @@ fn similarity_in_the_trained_vocabulary() {
     );
     let terminal = draw(&app, 120, 40);
     let text = screen_text(&terminal);
-    assert!(text.contains("This is a trained table"), "{text}");
+    // Stacked under the wide matrix the pane is short: the nearest rows in a few lines.
+    assert!(text.contains("(exact cosine; trained table)"), "{text}");
     assert!(!text.contains("untrained"), "{text}");
+    // Queen is king's nearest other row (`line_with` fails, showing the screen, if not).
+    line_with(&text, "token vector: 919 king 1.0000 · 1350 queen");
+    // With room for them, the lists in full and what a trained table's neighbours mean.
+    let text = screen_text(&draw(&app, 120, 60));
+    assert!(text.contains("This is a trained table"), "{text}");
     let neighbours = text
         .lines()
         .skip_while(|line| !line.contains("nearest to the token vector"))
@@ -1161,7 +1167,7 @@ fn the_similarity_pane_says_computing_while_a_large_scan_runs() {
     }
     let text = screen_text(&draw(&app, 120, 40));
     assert!(!text.contains("computing…"), "{text}");
-    assert!(text.contains("nearest to the token vector"), "{text}");
+    assert!(text.contains("Nearest rows to '1'"), "{text}");
 }
 
 /// The sizes: the smallest common terminal and a large one.

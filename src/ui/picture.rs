@@ -21,7 +21,7 @@ use crate::theme::{PlotInk, Theme};
 /// Canvas rows the pane asks for.
 const CANVAS_ROWS_WANTED: usize = 14;
 /// Canvas rows kept before the legend gives way.
-const CANVAS_ROWS_LEAST: usize = 4;
+const CANVAS_ROWS_LEAST: usize = 6;
 /// A token vector's dot.
 const TOKEN_DOT: &str = "●";
 /// An input vector's dot (compare mode: sentence A's).

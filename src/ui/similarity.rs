@@ -53,14 +53,14 @@ impl Pane for Similarity<'_> {
     fn height(&self) -> usize {
         2 + match &self.content {
             Content::Message(lines) => lines.len(),
-            Content::Map(map) => 1 + map.members.indices.len() + map.legend.len() + map.tail.len(),
+            Content::Map(map) => 1 + map.members.indices.len() + map.legend.len() + map.tail_len(),
         }
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
         let theme = app.theme();
-        let block = super::pane(title(app), false, theme);
+        let block = super::pane(title(app, area.width), false, theme);
         let inner = block.inner(area);
         if let Some(message) = super::generating(app) {
             block.render(area, buf);
@@ -71,19 +71,42 @@ impl Pane for Similarity<'_> {
             Content::Message(lines) => (lines.clone(), None),
             Content::Map(map) => map.lines(app, usize::from(inner.height)),
         };
-        // Said on the border, so a cut-off pane never shows a random table's similarities bare.
+        // Said on the border, so a cut-off pane never shows a random table's similarities
+        // bare; with the rows shown, in one title fitted to the border.
+        let room = usize::from(area.width).saturating_sub(4);
         let kind = app.model().table_kind().short_note();
-        let block = block.title_bottom(Line::styled(format!(" {kind} "), theme.muted()));
-        let block = match range {
-            Some(range) => block.title_bottom(Line::styled(range, theme.muted()).right_aligned()),
-            None => block,
+        // "untrained random table: nearness is chance" loses its second half before anything.
+        let kind = if display_width(kind) > room {
+            kind.split(':').next().unwrap_or(kind)
+        } else {
+            kind
         };
+        let note = match range {
+            Some(range) => format!("{kind} · {}", range.trim()),
+            None => kind.to_owned(),
+        };
+        let note = fit(&note, room);
+        let block =
+            block.title_bottom(Line::styled(format!(" {note} "), theme.muted()).right_aligned());
         block.render(area, buf);
         Paragraph::new(lines).render(inner, buf);
     }
 }
 
-fn title(app: &App) -> String {
+/// The pane's title, shortened when the pane is narrow.
+fn title(app: &App, width: u16) -> String {
+    let full = long_title(app);
+    if display_width(&full) + 2 <= usize::from(width) {
+        return full;
+    }
+    if app.overlay() {
+        format!(" Cosine · token + {} position ", app.scheme())
+    } else {
+        " Cosine · token vectors ".to_owned()
+    }
+}
+
+fn long_title(app: &App) -> String {
     if app.overlay() {
         format!(
             " Cosine similarity · input vectors: token + {} position ",
@@ -111,25 +134,84 @@ struct Map<'a> {
     cosine: &'a ndarray::Array2<f64>,
     heat: HeatMap,
     legend: Vec<Line<'static>>,
-    /// The finding and the nearest rows.
-    tail: Vec<Line<'static>>,
+    /// The finding about the copies.
+    finding: Vec<Line<'static>>,
+    /// Why the finding holds: the first to give way on a short pane.
+    explanation: Vec<Line<'static>>,
+    /// The nearest rows, with what kind of table they come from.
+    nearest: Vec<Line<'static>>,
+    /// The same in a few lines, for a pane short of room.
+    nearest_compact: Vec<Line<'static>>,
+    /// What the table's kind means for its nearest rows, said in full when there is room.
+    nearest_note: Vec<Line<'static>>,
+}
+
+impl Map<'_> {
+    /// Rows below the heat map when everything is shown.
+    fn tail_len(&self) -> usize {
+        self.finding.len() + self.explanation.len() + 1 + self.nearest.len()
+    }
 }
 
 impl Map<'_> {
     /// The lines that fit in `height` rows, and which rows of the heat map those are when
     /// not all of them.
     fn lines(&self, app: &App, height: usize) -> (Vec<Line<'static>>, Option<String>) {
-        let fixed = 1 + self.legend.len() + self.tail.len();
+        let count = self.members.indices.len();
+        let least = MATRIX_MIN_ROWS.min(count);
+        let above = 1 + self.legend.len();
+        let compact = self.finding.len() + self.nearest_compact.len();
+        // Everything when the heat map keeps its few rows beside it; else the nearest rows in
+        // a few lines (the explanation gives way first); else what fits and a row saying so.
+        let (tail, marker) = if above + least + self.tail_len() <= height {
+            let mut tail = self.finding.clone();
+            tail.extend(self.explanation.iter().cloned());
+            tail.push(Line::default());
+            tail.extend(self.nearest.iter().cloned());
+            (tail, false)
+        } else {
+            // The note on the table's kind, then the explanation, as room allows.
+            let mut spare = height.saturating_sub(above + least + compact);
+            let mut optional = |lines: &[Line<'static>]| {
+                let fits = lines.len() <= spare;
+                if fits {
+                    spare -= lines.len();
+                }
+                fits
+            };
+            let note = optional(&self.nearest_note);
+            let explanation = optional(&self.explanation);
+            let mut tail = self.finding.clone();
+            if explanation {
+                tail.extend(self.explanation.iter().cloned());
+            }
+            if note {
+                tail.extend(self.nearest_note.iter().cloned());
+            }
+            tail.extend(self.nearest_compact.iter().cloned());
+            let fits = above + least + compact <= height;
+            if !fits {
+                tail.truncate(height.saturating_sub(above + least + 1));
+            }
+            (tail, !fits)
+        };
+        let fixed = above + tail.len() + usize::from(marker);
         // A few rows however short the pane, but never more than fit below the header, so the
         // current token's row (which the window keeps) is always drawn.
         let rows_room = height
             .saturating_sub(fixed)
-            .max(MATRIX_MIN_ROWS.min(self.members.indices.len()))
+            .max(least)
             .min(height.saturating_sub(1))
             .max(1);
         let (mut lines, range) = self.heat.lines(app, &self.members, self.cosine, rows_room);
         lines.extend(self.legend.iter().cloned());
-        lines.extend(self.tail.iter().cloned());
+        lines.extend(tail);
+        if marker {
+            lines.push(Line::styled(
+                "▼ more below: a taller terminal shows it",
+                app.theme().muted(),
+            ));
+        }
         (lines, range)
     }
 }
@@ -177,9 +259,20 @@ fn content(app: &App, width: usize) -> Content<'_> {
             app.model().label()
         )));
     };
-    let mut tail = finding_lines(app, &members, cosine, width);
-    tail.push(Line::default());
-    tail.extend(nearest_lines(app, width));
+    let (finding, explanation) = finding_lines(app, &members, cosine, width);
+    let nearest = nearest_lines(app, width);
+    let nearest_compact = nearest_compact(app, width);
+    let kind = app.model().table_kind();
+    let nearest_note = if app.views().nearest.is_some() {
+        let style = if kind.is_trained() {
+            theme.finding()
+        } else {
+            theme.warning()
+        };
+        wrapped(kind.nearest_rows_note(), width, style)
+    } else {
+        Vec::new()
+    };
     let heat = HeatMap::new(app, &members, width);
     let legend = heat.legend(width, theme);
     Content::Map(Box::new(Map {
@@ -187,7 +280,11 @@ fn content(app: &App, width: usize) -> Content<'_> {
         cosine,
         heat,
         legend,
-        tail,
+        finding,
+        explanation,
+        nearest,
+        nearest_compact,
+        nearest_note,
     }))
 }
 
@@ -281,7 +378,13 @@ impl HeatMap {
 
     /// The key to the shades, when the cells have them.
     fn legend(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
-        if self.cells == Cells::Numbers {
+        // Cells with their numbers need no key; with colour, shaded cells carry them too.
+        let numbers = match self.cells {
+            Cells::Numbers => true,
+            Cells::Shaded(_) => theme.has_color(),
+            Cells::Glyphs(_) => false,
+        };
+        if numbers {
             return Vec::new();
         }
         let legend = HeatScale::Cosine.legend(theme);
@@ -438,7 +541,7 @@ fn finding_lines(
     members: &Members,
     cosine: &ndarray::Array2<f64>,
     width: usize,
-) -> Vec<Line<'static>> {
+) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     let theme = app.theme();
     let tokens = app.tokens();
     let lookups = app.lookups();
@@ -479,7 +582,7 @@ fn finding_lines(
             width,
             theme.muted(),
         ));
-        return lines;
+        return (lines, Vec::new());
     };
     let (first, second) = (members.indices[a], members.indices[b]);
     let value = cosine[[a, b]];
@@ -526,10 +629,12 @@ fn finding_lines(
             ),
         }
     };
-    if !explanation.is_empty() {
-        lines.extend(wrapped(&explanation, width, theme.muted()));
-    }
-    lines
+    let explanation = if explanation.is_empty() {
+        Vec::new()
+    } else {
+        wrapped(&explanation, width, theme.muted())
+    };
+    (lines, explanation)
 }
 
 fn capitalised(word: &str) -> String {
@@ -620,6 +725,51 @@ fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         return lines;
     }
     lines.extend(side_by_side(left, list(INPUT_HEADING, from_input), width));
+    lines
+}
+
+/// The nearest rows in a few lines, for a pane short of room: each list on wrapped lines
+/// of `id token cosine`, the table's kind in the heading (and on the border).
+fn nearest_compact(app: &App, width: usize) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let model = app.model();
+    let (Some(token), Some((from_token, from_input))) =
+        (app.current_token(), app.views().nearest.as_ref())
+    else {
+        return nearest_lines(app, width);
+    };
+    if token.id.is_none() || from_token.is_empty() {
+        return nearest_lines(app, width);
+    }
+    let kind = if model.table_kind().is_trained() {
+        "trained table"
+    } else {
+        "random table: noise"
+    };
+    let mut lines = wrapped(
+        &format!("Nearest rows to '{}' (exact cosine; {kind}):", token.text),
+        width,
+        theme.title(),
+    );
+    let list = |name: &str, nearest: &[(usize, f64)]| {
+        let entries: Vec<String> = nearest
+            .iter()
+            .map(|&(row, value)| {
+                let text = model.token_text(row).unwrap_or_default();
+                format!("{row} {} {value:.4}", fit(&text, TOKEN_WIDTH_LIMIT))
+            })
+            .collect();
+        wrapped(
+            &format!("{name}: {}", entries.join(" · ")),
+            width,
+            Style::new(),
+        )
+    };
+    // With positions on, the list they changed comes first.
+    if app.overlay() {
+        lines.extend(list("token + position", from_input));
+    }
+    lines.extend(list("token vector", from_token));
     lines
 }
 
