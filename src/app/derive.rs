@@ -11,12 +11,11 @@ use ndarray::{Array1, Array2};
 
 use super::layer0::{Layer0View, RealComparison, Worker, runs_in_background};
 use super::navigation::Navigation;
-use super::scan::{Progress, Scan};
+use super::scan::{self, Job, NearestPair, Progress, Scales};
 use super::settings::Settings;
 use super::sources::RealLayer;
 use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
 use crate::core::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
-use crate::core::metrics::typical_magnitude;
 use crate::core::plane::{Plane, Sentence, Side, plane};
 use crate::core::positional::PositionScheme;
 use crate::core::sentence::{self, ReadSentence, Unread};
@@ -135,7 +134,9 @@ impl<K> Default for Stamp<K> {
 #[derive(Default)]
 pub struct Derived {
     scale_stamp: Stamp<(u64, bool)>,
-    value_scale: f32,
+    scales: Scales,
+    /// The tables' typical magnitudes being sampled on a worker (a large table).
+    scales_job: Option<Job<Scales>>,
     tokens_stamp: Stamp<(u64, u64, bool, bool)>,
     /// Moves when the tokens change (not when only the unread tail of a long text does).
     tokens_revision: u64,
@@ -159,7 +160,9 @@ pub struct Derived {
     real_comparison_worker: Worker<Result<RealComparison, String>>,
     real_comparison: Option<Result<RealComparison, String>>,
     plane_stamp: Stamp<(u64, Option<u64>, usize)>,
-    scan: Option<Scan>,
+    scan: Option<Job<NearestPair>>,
+    /// The one-hot product of a large table being computed on a worker.
+    one_hot_job: Option<Job<Option<Array1<f32>>>>,
     views: Views,
     counts: Recomputations,
 }
@@ -173,8 +176,22 @@ impl Derived {
         let model = inputs.model;
         let ready = model.is_ready();
         if self.scale_stamp.renew((inputs.model_revision, ready)) {
-            self.value_scale = typical_magnitude(model.token_table()).unwrap_or(1.0);
+            // Drawn at scale 1 for the moment a large table's sample takes on the worker.
+            self.scales = Scales::default();
+            self.scales_job = None;
+            if is_large(inputs) {
+                self.scales_job = Some(scan::scales(model));
+            } else {
+                self.scales = Scales::of(model);
+            }
             self.counts.scale += 1;
+        }
+        if let Some(job) = &self.scales_job {
+            match job.poll() {
+                Progress::Done(scales) => (self.scales, self.scales_job) = (scales, None),
+                Progress::Running => {}
+                Progress::Ended => self.scales_job = None,
+            }
         }
         self.derive_tokens(inputs, nav);
         let scheme = inputs.settings.active_scheme();
@@ -398,6 +415,7 @@ impl Derived {
         if detail != Detail::OneHot {
             self.views.one_hot = None;
             self.one_hot_stamp.clear();
+            self.one_hot_job = None;
         }
         if detail != Detail::Picture {
             self.views.plane = None;
@@ -436,17 +454,7 @@ impl Derived {
                     self.counts.nearest += 1;
                 }
             }
-            Detail::OneHot => {
-                let id = self.read.tokens.get(step).and_then(|token| token.id);
-                let model = inputs.model;
-                if self
-                    .one_hot_stamp
-                    .renew((inputs.model_revision, model.is_ready(), id))
-                {
-                    self.views.one_hot = id.and_then(|id| one_hot_product(model.token_table(), id));
-                    self.counts.one_hot += 1;
-                }
-            }
+            Detail::OneHot => self.derive_one_hot(inputs, step),
             Detail::Picture => {
                 let comparison = self
                     .comparison
@@ -459,6 +467,40 @@ impl Derived {
                 }
             }
             Detail::Lookups | Detail::PositionTable => {}
+        }
+    }
+
+    /// The current row as one-hot(id) × W: at once for a small table, on a worker for a
+    /// large one (cancelling the product it supersedes).
+    fn derive_one_hot(&mut self, inputs: &Inputs, step: usize) {
+        let id = self.read.tokens.get(step).and_then(|token| token.id);
+        let model = inputs.model;
+        // A product finished since the last key: its answer, seen from the next frame on.
+        if let Some(job) = &self.one_hot_job {
+            match job.poll() {
+                Progress::Done(product) => {
+                    (self.views.one_hot, self.one_hot_job) = (product, None);
+                }
+                Progress::Running => {}
+                Progress::Ended => self.one_hot_job = None,
+            }
+        }
+        if self
+            .one_hot_stamp
+            .renew((inputs.model_revision, model.is_ready(), id))
+        {
+            // The product reads every row: a large table's on a worker, which the next
+            // token's supersedes.
+            self.one_hot_job = None;
+            self.views.one_hot = None;
+            match id {
+                Some(id) if is_large(inputs) => {
+                    self.one_hot_job = Some(scan::one_hot(model, id));
+                }
+                Some(id) => self.views.one_hot = one_hot_product(model.token_table(), id),
+                None => {}
+            }
+            self.counts.one_hot += 1;
         }
     }
 
@@ -503,8 +545,8 @@ impl Derived {
             return;
         };
         let model = inputs.model;
-        if model.rows().saturating_mul(model.dims()) >= inputs.background_scan_from {
-            self.scan = Some(Scan::start(model, token.clone(), input.clone()));
+        if is_large(inputs) {
+            self.scan = Some(scan::nearest(model, token.clone(), input.clone()));
             return;
         }
         let table = model.token_table();
@@ -553,10 +595,11 @@ impl Derived {
             .map(|result| result.as_ref().map_err(String::as_str))
     }
 
-    /// Whether a whole-matrix scan is running for the similarity pane.
+    /// Whether whole-matrix work is running on a worker: the similarity pane's nearest rows,
+    /// the one-hot pane's product, or the tables' typical magnitudes.
     #[must_use]
     pub fn scanning(&self) -> bool {
-        self.scan.is_some()
+        self.scan.is_some() || self.one_hot_job.is_some() || self.scales_job.is_some()
     }
 
     /// The input vectors the attention and similarity panes take, with their positions.
@@ -601,7 +644,13 @@ impl Derived {
     /// The table's typical magnitude.
     #[must_use]
     pub fn value_scale(&self) -> f32 {
-        self.value_scale
+        self.scales.token
+    }
+
+    /// The learned position table's typical magnitude, when the model has one.
+    #[must_use]
+    pub fn position_scale(&self) -> Option<f32> {
+        self.scales.position
     }
 
     /// Compare mode's comparison: `Err("")` before there is one.
@@ -626,4 +675,10 @@ impl Derived {
     pub fn counts(&self) -> Recomputations {
         self.counts
     }
+}
+
+/// Whether the model's table is large enough that work reading all of it goes to a worker.
+fn is_large(inputs: &Inputs) -> bool {
+    let model = inputs.model;
+    model.rows().saturating_mul(model.dims()) >= inputs.background_scan_from
 }

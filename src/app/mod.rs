@@ -433,10 +433,18 @@ impl App {
             && matches!(self.sources.layer0(), RealLayer::Open(_))
     }
 
-    /// Whether a whole-matrix scan is running on a worker (the similarity pane says so).
+    /// Whether whole-matrix work is running on a worker (the similarity and one-hot panes
+    /// say so).
     #[must_use]
     pub fn scanning(&self) -> bool {
         self.derived.scanning()
+    }
+
+    /// The learned position table's typical magnitude (sampled once per model), when the
+    /// model has one.
+    #[must_use]
+    pub fn position_scale(&self) -> Option<f32> {
+        self.derived.position_scale()
     }
 
     /// How many times each derived thing has been computed since the explorer started.

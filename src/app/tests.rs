@@ -608,3 +608,56 @@ fn esc_and_a_letter_read_together_as_alt_letter_are_both_applied() {
     )));
     assert_eq!(typing.focus(), Focus::Input);
 }
+
+#[test]
+fn a_large_one_hot_product_runs_off_the_key_path_and_a_step_supersedes_it() {
+    let model = EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
+    let mut app = App::new(Options {
+        sentence: "3 1 4".to_owned(),
+        model: Some(model),
+        // Every table counts as large here, so the worker is used.
+        background_scan_from: 0,
+        ..Options::default()
+    });
+    app.handle_event(&key(KeyCode::Enter));
+    app.handle_event(&key(KeyCode::Char('o')));
+    assert_eq!(app.detail(), crate::view_state::Detail::OneHot);
+    assert!(app.scanning(), "the product runs on a worker");
+    assert!(app.views().one_hot.is_none());
+    app.handle_event(&key(KeyCode::Right));
+    assert_eq!(app.step(), 1, "the explorer steps while the product runs");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while app.scanning() {
+        assert!(Instant::now() < deadline, "the worker finishes");
+        std::thread::sleep(Duration::from_millis(5));
+        app.update(Action::Tick);
+    }
+    let row = app.model().lookup(1).unwrap();
+    assert_eq!(
+        app.views().one_hot.as_ref(),
+        Some(&row),
+        "row 1, bit for bit"
+    );
+}
+
+#[test]
+fn a_large_tables_typical_magnitude_is_sampled_off_the_key_path_once() {
+    let model = EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
+    let expected = crate::core::metrics::typical_magnitude(model.token_table()).unwrap();
+    let mut app = App::new(Options {
+        sentence: "3 1 4".to_owned(),
+        model: Some(model),
+        background_scan_from: 0,
+        ..Options::default()
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while app.scanning() {
+        assert!(Instant::now() < deadline, "the worker finishes");
+        std::thread::sleep(Duration::from_millis(5));
+        app.update(Action::Tick);
+    }
+    assert_eq!(app.wide_style().scale.to_bits(), expected.to_bits());
+    let before = counts(&app).scale;
+    app.handle_event(&key(KeyCode::Char('x')));
+    assert_eq!(counts(&app).scale, before, "a key samples nothing again");
+}

@@ -109,17 +109,36 @@ pub fn nearest_rows_unless(
 /// `None` when the table has no row `id`, or is still being made.
 #[must_use]
 pub fn one_hot_product(table: &Table, id: usize) -> Option<Array1<f32>> {
+    one_hot_product_unless(table, id, &AtomicBool::new(false)).flatten()
+}
+
+/// [`one_hot_product`], stopping early (with `None`) once `stop` is set, as a worker thread
+/// whose answer nobody waits for any more should.
+#[must_use]
+pub fn one_hot_product_unless(
+    table: &Table,
+    id: usize,
+    stop: &AtomicBool,
+) -> Option<Option<Array1<f32>>> {
     if id >= table.rows() {
-        return None;
+        return Some(None);
     }
     let mut product = vec![0.0f32; table.cols()];
-    let ready = table.for_each_row(|row_id, row| {
-        let one_hot = if row_id == id { 1.0 } else { 0.0 };
-        for (sum, &value) in product.iter_mut().zip(row) {
-            *sum += one_hot * value;
+    for start in (0..table.rows()).step_by(ROWS_BETWEEN_LOOKS) {
+        if stop.load(atomic::Ordering::Relaxed) {
+            return None;
         }
-    });
-    ready.then(|| Array1::from(product))
+        let ready = table.for_each_row_in(start..start + ROWS_BETWEEN_LOOKS, |row_id, row| {
+            let one_hot = if row_id == id { 1.0 } else { 0.0 };
+            for (sum, &value) in product.iter_mut().zip(row) {
+                *sum += one_hot * value;
+            }
+        });
+        if !ready {
+            return Some(None);
+        }
+    }
+    Some(Some(Array1::from(product)))
 }
 
 /// One row's score in [`nearest_rows`]: higher cosine is better, then lower id.

@@ -136,11 +136,15 @@ fn content(app: &App, width: usize) -> Content {
         return Content::Message(lines);
     };
     let (Some(product), Some(row)) = (app.views().one_hot.as_ref(), model.lookup(id)) else {
-        return Content::Message(wrapped(
-            &format!("Row {id} cannot be read yet."),
-            width,
-            theme.muted(),
-        ));
+        let text = if app.scanning() {
+            format!(
+                "one-hot({id}) × W: computing… (reading all {} rows; keys still work)",
+                model.rows()
+            )
+        } else {
+            format!("Row {id} cannot be read yet.")
+        };
+        return Content::Message(wrapped(&text, width, theme.muted()));
     };
     let rows = model.rows();
     let intro = wrapped(

@@ -19,7 +19,6 @@ use super::vector::{
 };
 use crate::action::{Action, key};
 use crate::app::App;
-use crate::core::metrics::typical_magnitude;
 use crate::core::positional::{PositionScheme, sinusoidal};
 use crate::core::table::Table;
 use crate::theme::{CURRENT_MARKER, Theme};
@@ -100,7 +99,7 @@ impl<'a> Shown<'a> {
                 warning: false,
                 positions: table.rows(),
                 dims,
-                scale: typical_magnitude(table).unwrap_or(1.0),
+                scale: app.position_scale().unwrap_or(1.0),
             },
             (PositionScheme::Learned, None) => sinusoidal_shown(
                 "learned: none · sinusoidal shown".to_owned(),
