@@ -139,9 +139,28 @@ impl Overview<'_> {
         let Some(heads) = heads else {
             return;
         };
-        let mut lines = self.caption.clone();
-        let room = usize::from(area.height).saturating_sub(lines.len());
-        let fitting = (room / maps.row_height().max(1)).max(1);
+        // Whole rows of maps, and the note that more are above or below, come before the
+        // caption: on a short terminal its lines give way from the top (the key first, the
+        // token list last), never a map cut short.
+        let height = usize::from(area.height);
+        let fits = |caption: usize| {
+            let room = height.saturating_sub(caption);
+            let whole = room / maps.row_height().max(1);
+            if whole >= maps.map_rows() {
+                whole
+            } else {
+                room.saturating_sub(1) / maps.row_height().max(1)
+            }
+        };
+        // The key is one sentence over one or more lines, the token list its last line: each
+        // gives way whole.
+        let key_lines = self.caption.len().saturating_sub(1);
+        let skipped = [0, key_lines, self.caption.len()]
+            .into_iter()
+            .find(|&skipped| fits(self.caption.len() - skipped) > 0)
+            .unwrap_or(self.caption.len());
+        let mut lines = self.caption[skipped..].to_vec();
+        let fitting = fits(lines.len()).max(1);
         let current_row = app.head() / maps.per_row;
         let shown = window(maps.map_rows(), fitting, current_row);
         if shown.len() < maps.map_rows() {
