@@ -27,6 +27,7 @@ use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 
 use crate::action::{Action, Scope, key_name};
 use crate::app::App;
+use crate::app::settings::ROOMY_COLUMNS;
 use crate::theme::Theme;
 use crate::view_state::Detail;
 use pane::{Hidden, Pane};
@@ -47,6 +48,12 @@ const READOUT_MIN_HEIGHT: u16 = 8;
 
 /// Rows the readout takes at most on a short terminal to keep its finding whole.
 const READOUT_SHORT_MOST: u16 = 6;
+
+/// Columns the readout keeps beside the picture: prose at a readable width.
+const READABLE_WIDTH: u16 = 100;
+
+/// Rows the readout's area needs before the picture stands beside it.
+const PICTURE_BESIDE_MIN_HEIGHT: u16 = 14;
 
 /// Room the lookups pane needs beside the matrix before the two are stacked instead.
 const LOOKUPS_MIN_WIDTH: u16 = 43;
@@ -108,7 +115,7 @@ impl Widget for &App {
         body.render(body_area, buf);
         match lesson {
             Some(lesson) => lesson.render(readout_area, buf),
-            None => readout::render(self, readout_area, buf),
+            None => render_readout(self, readout_area, buf),
         }
         help::render_bar(self, bar_area, buf);
         if self.help_open() {
@@ -120,6 +127,26 @@ impl Widget for &App {
             help::render_overlay(self, above_bar, buf);
         }
     }
+}
+
+/// The readout; on a roomy terminal it keeps a readable width and the picture of the
+/// sentence's vectors takes the room beside it (unless the picture is the open pane already).
+fn render_readout(app: &App, area: Rect, buf: &mut Buffer) {
+    let beside = area.width >= ROOMY_COLUMNS
+        && area.height >= PICTURE_BESIDE_MIN_HEIGHT
+        && app.compare().is_none()
+        && app.detail() != Detail::Picture
+        && app.views().plane.is_some();
+    if !beside {
+        readout::render(app, area, buf);
+        return;
+    }
+    let [readout_area, picture_area] = area.layout(&Layout::horizontal([
+        Constraint::Length(READABLE_WIDTH),
+        Constraint::Fill(1),
+    ]));
+    readout::render(app, readout_area, buf);
+    picture::build(app, picture_area.width).render(picture_area, buf);
 }
 
 /// The panes between the token strip and the readout, built once for this frame.

@@ -867,6 +867,25 @@ fn picture_in_compare_mode_shows_both_orders_on_one_set_of_dots_until_positions_
     sweep_sizes(&app);
 }
 
+#[test]
+fn a_roomy_terminal_puts_the_picture_beside_a_readable_readout() {
+    let mut app = at_second_fox();
+    app.handle_event(&Event::Resize(200, 60));
+    press(&mut app, &[KeyCode::Char('p')]);
+    let terminal = draw(&app, 200, 60);
+    let text = screen_text(&terminal);
+    assert!(text.contains("◆3 fox"), "{text}");
+    assert!(text.contains("the first two are 2.1982 apart"), "{text}");
+    // The readout wraps at a readable width, beside the picture.
+    let readout = line_with(&text, "fox at 0 and 3: same row 2");
+    assert!(readout.contains("axes: PC1 ("), "{readout}");
+    assert_snapshot!("picture_beside_the_readout_200x60", terminal.backend());
+    // Smaller, the readout has the width to itself.
+    app.handle_event(&Event::Resize(120, 40));
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(!text.contains("axes: PC1 ("), "{text}");
+}
+
 // Compare mode and the guided lesson
 
 #[test]

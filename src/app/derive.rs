@@ -417,7 +417,20 @@ impl Derived {
             self.one_hot_stamp.clear();
             self.one_hot_job = None;
         }
-        if detail != Detail::Picture {
+        // The picture is kept for its pane, and on a roomy terminal for the space beside the
+        // readout.
+        let picture = detail == Detail::Picture || inputs.settings.roomy();
+        if picture {
+            let comparison = self
+                .comparison
+                .as_ref()
+                .filter(|_| inputs.other.is_some())
+                .map(|_| self.comparison_stamp.revision);
+            if self.plane_stamp.renew((lookups_revision, comparison, step)) {
+                self.views.plane = self.plane(inputs, step);
+                self.counts.plane += 1;
+            }
+        } else {
             self.views.plane = None;
             self.plane_stamp.clear();
         }
@@ -455,18 +468,7 @@ impl Derived {
                 }
             }
             Detail::OneHot => self.derive_one_hot(inputs, step),
-            Detail::Picture => {
-                let comparison = self
-                    .comparison
-                    .as_ref()
-                    .filter(|_| inputs.other.is_some())
-                    .map(|_| self.comparison_stamp.revision);
-                if self.plane_stamp.renew((lookups_revision, comparison, step)) {
-                    self.views.plane = self.plane(inputs, step);
-                    self.counts.plane += 1;
-                }
-            }
-            Detail::Lookups | Detail::PositionTable => {}
+            Detail::Lookups | Detail::PositionTable | Detail::Picture => {}
         }
     }
 

@@ -5,6 +5,11 @@ use crate::core::attention::Mask;
 use crate::core::positional::PositionScheme;
 use crate::view_state::{Detail, WideView};
 
+/// Columns from which the picture stands beside the readout.
+pub const ROOMY_COLUMNS: u16 = 160;
+/// Rows from which the picture stands beside the readout.
+pub const ROOMY_ROWS: u16 = 45;
+
 /// How many dimensions `[` and `]` move the exact-values window.
 pub const DIMS_STEP: usize = 8;
 
@@ -74,6 +79,14 @@ impl Settings {
         let (columns, rows) = self.screen;
         let last = crate::help::max_scroll(columns, rows);
         self.help_scroll = self.help_scroll.saturating_add_signed(lines).min(last);
+    }
+
+    /// Whether the terminal is roomy enough for the picture beside the readout (160×45 and
+    /// up), so the picture is kept up to date even while its own pane is closed.
+    #[must_use]
+    pub fn roomy(&self) -> bool {
+        let (columns, rows) = self.screen;
+        columns >= ROOMY_COLUMNS && rows >= ROOMY_ROWS
     }
 
     /// Records the terminal's new size; the help stays within what it leaves to scroll.

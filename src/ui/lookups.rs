@@ -11,8 +11,8 @@ use unicode_width::UnicodeWidthStr;
 
 use super::pane::Pane;
 use super::vector::{
-    VALUE_WIDTH, WideStyle, display_width, is_wide, pad, vector_lines, vector_width, wide_legend,
-    wide_line,
+    VALUE_WIDTH, WideStyle, display_width, fit, is_wide, pad, vector_lines, vector_width,
+    wide_legend, wide_line,
 };
 use crate::action::{Action, key};
 use crate::app::App;
@@ -323,7 +323,8 @@ fn header(app: &App, columns: &Columns, width: usize, theme: Theme) -> Line<'sta
         text.push_str(what);
         text.push_str(" · ");
         text.push_str(&wide_legend(app.model().dims(), columns.values, style));
-        return Line::styled(text, theme.muted());
+        // Cut with a marker, never silently, when the strip's legend is longer than a row.
+        return Line::styled(fit(&text, width), theme.muted());
     }
     let vector = vector_width(app.model().dims());
     match (app.overlay(), columns.arrangement) {

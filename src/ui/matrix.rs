@@ -10,8 +10,8 @@ use unicode_width::UnicodeWidthStr;
 
 use super::pane::Pane;
 use super::vector::{
-    VALUE_WIDTH, WideStyle, display_width, is_wide, pad, vector_lines, vector_width, wide_legend,
-    wide_line, window,
+    VALUE_WIDTH, WideStyle, dims_per_cell, display_width, fit, is_wide, pad, vector_lines,
+    vector_width, wide_legend, wide_line, window,
 };
 use crate::app::App;
 use crate::core::block::ModelFamily;
@@ -31,7 +31,20 @@ fn label_widths(app: &App, width: usize) -> (usize, usize) {
         return (id_width, 0);
     }
     let longest = model.widest_token().min(TOKEN_WIDTH_LIMIT);
-    let room = width.saturating_sub(2 + id_width + 2 + vector_width(model.dims()));
+    let dims = model.dims();
+    if is_wide(dims) {
+        // A strip: the label widens as long as the strip keeps as many cells as it has with
+        // the narrowest label (labels widened before strips are squeezed).
+        let values_room = |token: usize| width.saturating_sub(2 + id_width + 1 + token + 1);
+        let per_cell = dims_per_cell(dims, values_room(TOKEN_WIDTH_MIN.min(longest)));
+        let cells = dims.div_ceil(per_cell);
+        let room = width.saturating_sub(2 + id_width + 2 + cells);
+        return (
+            id_width,
+            longest.min(room).max(TOKEN_WIDTH_MIN.min(longest)),
+        );
+    }
+    let room = width.saturating_sub(2 + id_width + 2 + vector_width(dims));
     (
         id_width,
         longest.min(room).max(TOKEN_WIDTH_MIN.min(longest)),
@@ -161,7 +174,11 @@ impl Pane for Matrix<'_> {
                     }
                 }
             }
-            lines.push(Line::styled(text, theme.muted()));
+            // Cut with a marker, never silently, when the strip's legend is longer than a row.
+            lines.push(Line::styled(
+                fit(&text, usize::from(inner.width)),
+                theme.muted(),
+            ));
         }
         for id in shown.clone() {
             let (marker, style) = if Some(id) == current_id {
