@@ -357,6 +357,7 @@ fn a_rope_model_shows_the_score_between_two_copies_by_distance() {
     let text = screen(&app, 200, 60);
     assert!(text.contains("RoPE on"), "{text}");
     assert!(text.contains("changes with their distance — 0:"), "{text}");
+    assert!(text.contains("the copies here stand 3 apart:"), "{text}");
     assert!(!text.contains("at every distance"), "{text}");
 }
 

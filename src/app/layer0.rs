@@ -303,3 +303,59 @@ impl App {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn the_worker_runs_one_thing_at_a_time_and_only_the_newest_request_waits() {
+        let mut worker: Worker<u64> = Worker::default();
+        let (release, hold) = mpsc::channel::<()>();
+        // The first request runs and waits to be released; two more arrive meanwhile.
+        worker.request(1, move || {
+            hold.recv().unwrap();
+            1
+        });
+        worker.request(2, || 2);
+        worker.request(3, || 3);
+        assert!(worker.busy());
+        assert_eq!(worker.poll(), None, "the first is still running");
+        release.send(()).unwrap();
+        let mut answers = Vec::new();
+        while worker.busy() {
+            if let Some(answer) = worker.poll() {
+                answers.push(answer);
+            }
+            std::thread::yield_now();
+        }
+        // Request 2 was replaced by 3 before it could start.
+        assert_eq!(answers, [(1, 1), (3, 3)]);
+    }
+
+    #[test]
+    fn a_cancelled_request_never_starts() {
+        let mut worker: Worker<u64> = Worker::default();
+        let (release, hold) = mpsc::channel::<()>();
+        worker.request(1, move || {
+            hold.recv().unwrap();
+            1
+        });
+        worker.request(2, || 2);
+        worker.cancel();
+        release.send(()).unwrap();
+        let mut answers = Vec::new();
+        while worker.busy() {
+            answers.extend(worker.poll());
+            std::thread::yield_now();
+        }
+        assert_eq!(answers, [(1, 1)]);
+    }
+
+    #[test]
+    fn the_first_copies_are_the_first_word_that_repeats() {
+        assert_eq!(first_copies(&[4, 5, 6, 5, 4]), Some((1, 3)));
+        assert_eq!(first_copies(&[1, 2, 3]), None);
+    }
+}

@@ -109,7 +109,7 @@ pub(super) fn extra(
     width: usize,
     theme: Theme,
 ) -> Vec<Line<'static>> {
-    let (Some(scores), Some((word, _))) = (&view.copy_scores, &view.copies) else {
+    let (Some(scores), Some((word, copies))) = (&view.copy_scores, &view.copies) else {
         return Vec::new();
     };
     let head = app.head();
@@ -126,7 +126,8 @@ pub(super) fn extra(
     } else {
         theme.finding()
     };
-    wrap_words(&copy.sentence(word, LISTED_DISTANCES), width)
+    let apart = copies.second - copies.first;
+    wrap_words(&copy.sentence(word, LISTED_DISTANCES, Some(apart)), width)
         .into_iter()
         .map(|line| Line::styled(line, style))
         .collect()

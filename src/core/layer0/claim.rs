@@ -266,9 +266,10 @@ impl CopyScores {
             .is_none_or(|first| self.scores.iter().all(|s| s.to_bits() == first.to_bits()))
     }
 
-    /// The scores in words, the first `shown` distances listed.
+    /// The scores in words, the first `shown` distances listed; `apart` is how far apart the
+    /// sentence's own two copies stand, whose score is named when it is known.
     #[must_use]
-    pub fn sentence(&self, word: &str, shown: usize) -> String {
+    pub fn sentence(&self, word: &str, shown: usize, apart: Option<usize>) -> String {
         let head = self.head;
         if self.is_flat() {
             let score = self.scores.first().copied().unwrap_or(0.0);
@@ -294,9 +295,15 @@ impl CopyScores {
         } else {
             ""
         };
+        let here = apart
+            .and_then(|distance| Some((distance, self.scores.get(distance)?)))
+            .map(|(distance, score)| {
+                format!("; the copies here stand {distance} apart: {score:.4}")
+            })
+            .unwrap_or_default();
         format!(
             "head {head}: RoPE turns each query and key by its position, so the score between \
-             two copies of '{word}' changes with their distance — {}{more}",
+             two copies of '{word}' changes with their distance — {}{more}{here}",
             listed.join(", ")
         )
     }
@@ -391,15 +398,22 @@ mod tests {
             scores: vec![0.5; 4],
         };
         assert!(flat.is_flat());
-        assert!(flat.sentence("fox", 3).contains("0.5000 at every distance"));
+        assert!(
+            flat.sentence("fox", 3, Some(2))
+                .contains("0.5000 at every distance")
+        );
         let turned = CopyScores {
             head: 2,
             rotated: true,
             scores: vec![0.5, 0.25, -0.125],
         };
         assert!(!turned.is_flat());
-        let sentence = turned.sentence("fox", 2);
+        let sentence = turned.sentence("fox", 2, Some(2));
         assert!(sentence.contains("0: 0.5000, 1: 0.2500, …"), "{sentence}");
+        assert!(
+            sentence.ends_with("the copies here stand 2 apart: -0.1250"),
+            "{sentence}"
+        );
     }
 
     #[test]
