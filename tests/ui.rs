@@ -886,6 +886,14 @@ fn a_roomy_terminal_puts_the_picture_beside_a_readable_readout() {
     assert!(!text.contains("axes: PC1 ("), "{text}");
 }
 
+#[test]
+fn a_narrow_attention_pane_still_says_its_head_is_random() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('a'), KeyCode::Char('p')]);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("╭ Random head · learned positions"), "{text}");
+}
+
 // Compare mode and the guided lesson
 
 #[test]

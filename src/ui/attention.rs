@@ -324,15 +324,16 @@ fn title(app: &App, width: u16) -> String {
         PositionScheme::Rope => "rope",
         PositionScheme::Alibi => "alibi",
     };
-    let full = format!(" Attention · one random, untrained head · {mask} · {positions} ");
-    let short = format!(" Attention · random head · {mask} · {positions} ");
-    if full.width() + 2 <= usize::from(width) {
-        full
-    } else if short.width() + 2 <= usize::from(width) {
-        short
-    } else {
-        format!(" Attention · {mask} · {positions} ")
-    }
+    // The head is random: however narrow the pane, the title keeps saying so.
+    [
+        format!(" Attention · one random, untrained head · {mask} · {positions} "),
+        format!(" Attention · random head · {mask} · {positions} "),
+        format!(" Random head · {mask} · {positions} "),
+        format!(" Random head · {positions} "),
+    ]
+    .into_iter()
+    .find(|title| title.width() + 2 <= usize::from(width))
+    .unwrap_or_else(|| " Random head ".to_owned())
 }
 
 fn nothing_to_attend(app: &App) -> String {
