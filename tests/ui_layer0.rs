@@ -237,6 +237,13 @@ fn without_positions_the_reversal_is_identical_and_with_them_it_differs() {
         text.contains("the positions tell the copies apart"),
         "{text}"
     );
+    // Another scheme in the lookups: layer 0 keeps the model's own, and says so.
+    keys(&mut app, "m");
+    let text = screen(&app, 200, 60);
+    assert!(
+        text.contains("Layer 0 takes the model's own positions (learned), not the"),
+        "{text}"
+    );
 }
 
 #[test]

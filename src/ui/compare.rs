@@ -422,9 +422,12 @@ fn real_layer_line(app: &App, theme: Theme) -> Option<Line<'static>> {
                 .into_iter()
                 .flat_map(char::to_uppercase)
                 .collect();
+            let note = super::layer0::other_scheme_note(app, layer)
+                .map(|note| format!(" {note}"))
+                .unwrap_or_default();
             (
                 format!(
-                    "{capital}{} (the {} layer's {} heads).",
+                    "{capital}{} (the {} layer's {} heads).{note}",
                     chars.as_str(),
                     layer.architecture(),
                     layer.heads()

@@ -10,6 +10,7 @@ use crate::action::fill_keys;
 use crate::app::{App, Layer0View, RealLayer};
 use crate::core::layer0::Layer0;
 use crate::core::layer0::claim::CopyScores;
+use crate::core::positional::PositionScheme;
 use crate::theme::Theme;
 
 /// How many distances the copy-score sentence lists.
@@ -44,6 +45,23 @@ pub(super) fn title(app: &App, layer: &Layer0, width: u16) -> String {
     } else {
         short
     }
+}
+
+/// When the scheme the lookups show is not the model's own, a sentence saying that layer 0
+/// uses its own: the learned table for BERT and GPT-2, the rotation for `RoPE` models.
+pub(super) fn other_scheme_note(app: &App, layer: &Layer0) -> Option<String> {
+    let own = if layer.rope().is_some() {
+        PositionScheme::Rope
+    } else {
+        PositionScheme::Learned
+    };
+    let shown = app.active_scheme();
+    (app.overlay() && shown != own).then(|| {
+        fill_keys(&format!(
+            "Layer 0 takes the model's own positions ({own}), not the {shown} ones the lookups \
+             show; {{CycleScheme}} chooses those."
+        ))
+    })
 }
 
 /// What the pane says while there is no run to show: computing, or why there is none.
@@ -84,6 +102,7 @@ pub(super) fn finding(app: &App, layer: &Layer0, view: &Layer0View, width: usize
             copies.sentence(word, (copies.first, copies.second))
         ));
     }
+    sentences.extend(other_scheme_note(app, layer));
     sentences.extend(reasons);
     let heads = if layer.heads() > 1 {
         "{PreviousHead} {NextHead} choose the head, {ToggleHeadOverview} shows every head, "
