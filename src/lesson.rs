@@ -82,7 +82,7 @@ pub const STEPS: [Step; 7] = [
         choices: Some(["the same set, in another order", "two different sets"]),
         answer: 1,
         reveal: "Every word brings the same vector in both orders, so the two sentences hand \
-                 attention the same set (and the same mean). Unmasked attention gives each \
+                 attention the same set. Unmasked attention gives each \
                  word the same output in both: it cannot tell who bit whom.",
         setup: Setup::WordOrder,
     },
