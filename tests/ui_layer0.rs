@@ -377,3 +377,15 @@ fn a_causal_model_says_the_mask_alone_tells_the_orders_apart() {
         "{text}"
     );
 }
+
+#[test]
+fn an_empty_sentence_asks_for_one_rather_than_blaming_the_layer() {
+    let folder = write_bert("empty");
+    let mut app = explorer(&folder.path().join("tiny-bert"), "", usize::MAX);
+    press(&mut app, &[KeyCode::Enter]);
+    // Special tokens off: no tokens at all.
+    keys(&mut app, "Sa");
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("No tokens yet"), "{text}");
+    assert!(!text.contains("cannot run"), "{text}");
+}

@@ -69,6 +69,10 @@ pub(super) fn waiting(app: &App) -> Option<String> {
     let RealLayer::Open(layer) = app.real_layer() else {
         return None;
     };
+    if app.tokens().is_empty() {
+        // Nothing to run yet: the pane's own "type a sentence" says so.
+        return None;
+    }
     Some(match app.layer0_view() {
         None => format!(
             "Computing the model's own layer 0 ({} heads) over the sentence…",
