@@ -62,31 +62,42 @@ pub fn nearest_rows_unless(
     if k == 0 || query.len() != table.cols() || !(query_norm > 0.0 && query_norm.is_finite()) {
         return Some(Vec::new());
     }
-    // A min-heap of the best k so far: its top is the worst of them, the one to beat.
-    let mut best: BinaryHeap<Reverse<Candidate>> = BinaryHeap::with_capacity(k + 1);
-    for start in (0..table.rows()).step_by(ROWS_BETWEEN_LOOKS) {
-        if stop.load(atomic::Ordering::Relaxed) {
-            return None;
-        }
-        let ready = table.for_each_row_in(start..start + ROWS_BETWEEN_LOOKS, |id, row| {
-            let (dot, row_norm_squared) = dot_and_norm_squared(&query, row);
-            if row_norm_squared <= 0.0 {
-                return;
-            }
-            let cosine = dot / (query_norm * row_norm_squared.sqrt());
-            if cosine.is_nan() {
-                return;
-            }
-            let candidate = Candidate { cosine, id };
-            if best.len() < k {
-                best.push(Reverse(candidate));
-            } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
-                best.pop();
-                best.push(Reverse(candidate));
-            }
-        });
-        if !ready {
-            return Some(Vec::new());
+    // The rows shared out among the cores in contiguous runs; each run keeps its own best k,
+    // and the best of those are the best of all (ties go to the lower id, whoever found it).
+    let rows = table.rows();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, MAX_SCAN_THREADS)
+        .min(rows.div_ceil(ROWS_BETWEEN_LOOKS).max(1));
+    let run = rows.div_ceil(threads);
+    // Widened once, not once a row: the same products, so the same bits.
+    let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
+    let query = &wide;
+    let found: Vec<Scanned> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|index| {
+                let range = index * run..((index + 1) * run).min(rows);
+                scope.spawn(move || scan_rows(table, query, query_norm, k, range, stop))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut best = Best::with_capacity(k + 1);
+    for part in found {
+        let part = match part {
+            Scanned::Stopped => return None,
+            Scanned::NotReady => return Some(Vec::new()),
+            Scanned::Best(part) => part,
+        };
+        for Reverse(candidate) in part {
+            keep(&mut best, candidate, k);
         }
     }
     // Sorting Reverse(candidate) ascending puts the best candidate first.
@@ -96,6 +107,65 @@ pub fn nearest_rows_unless(
             .map(|Reverse(candidate)| (candidate.id, candidate.cosine))
             .collect(),
     )
+}
+
+/// The most threads one nearest-rows scan shares its rows among.
+const MAX_SCAN_THREADS: usize = 4;
+
+/// A min-heap of the best k candidates so far: its top is the worst of them, the one to beat.
+type Best = BinaryHeap<Reverse<Candidate>>;
+
+/// Adds `candidate` to the best `k` if it beats the worst of them.
+fn keep(best: &mut Best, candidate: Candidate, k: usize) {
+    if best.len() < k {
+        best.push(Reverse(candidate));
+    } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
+        best.pop();
+        best.push(Reverse(candidate));
+    }
+}
+
+/// What one thread's share of a scan found.
+enum Scanned {
+    /// The stop flag was set.
+    Stopped,
+    /// The table is still being made.
+    NotReady,
+    /// The best rows of its share.
+    Best(Best),
+}
+
+/// The best `k` rows of `range` by cosine with `query`.
+fn scan_rows(
+    table: &Table,
+    query: &[f64],
+    query_norm: f64,
+    k: usize,
+    range: std::ops::Range<usize>,
+    stop: &AtomicBool,
+) -> Scanned {
+    let mut best = Best::with_capacity(k + 1);
+    for start in range.clone().step_by(ROWS_BETWEEN_LOOKS) {
+        if stop.load(atomic::Ordering::Relaxed) {
+            return Scanned::Stopped;
+        }
+        let end = (start + ROWS_BETWEEN_LOOKS).min(range.end);
+        let ready = table.for_each_row_in(start..end, |id, row| {
+            let (dot, row_norm_squared) = dot_and_norm_squared(query, row);
+            if row_norm_squared <= 0.0 {
+                return;
+            }
+            let cosine = dot / (query_norm * row_norm_squared.sqrt());
+            if cosine.is_nan() {
+                return;
+            }
+            keep(&mut best, Candidate { cosine, id }, k);
+        });
+        if !ready {
+            return Scanned::NotReady;
+        }
+    }
+    Scanned::Best(best)
 }
 
 /// `one_hot(id) · W`, literally: every row of the table times its one-hot entry (1 for row
@@ -172,16 +242,48 @@ impl Eq for Candidate {}
 
 /// The dot product of two vectors and the squared length of the second, in f64: one pass
 /// over the row, and the same bits as [`dot`] would give for each.
-fn dot_and_norm_squared(query: &[f32], row: &[f32]) -> (f64, f64) {
+///
+/// With AVX2 the same arithmetic is compiled for its wider registers: the same operations in
+/// the same order lane by lane (no fused multiply-add), so the same bits on every machine.
+fn dot_and_norm_squared(query: &[f64], row: &[f32]) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[expect(
+            unsafe_code,
+            reason = "calling a function compiled for AVX2 needs the CPU to have it"
+        )]
+        // SAFETY: AVX2 was detected just above.
+        unsafe {
+            return dot_and_norm_squared_avx2(query, row);
+        }
+    }
+    dot_and_norm_squared_portable(query, row)
+}
+
+/// [`dot_and_norm_squared`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_and_norm_squared_avx2(query: &[f64], row: &[f32]) -> (f64, f64) {
+    dot_and_norm_squared_portable(query, row)
+}
+
+/// [`dot_and_norm_squared`] in plain Rust, inlined into each caller so that the AVX2 copy is
+/// vectorised for it.
+#[expect(
+    clippy::inline_always,
+    reason = "the AVX2 copy is vectorised only when this is inlined into it"
+)]
+#[inline(always)]
+fn dot_and_norm_squared_portable(query: &[f64], row: &[f32]) -> (f64, f64) {
     let mut dots = Lanes::default();
     let mut squares = Lanes::default();
     let (query_chunks, row_chunks) = (query.chunks_exact(LANES), row.chunks_exact(LANES));
     let (query_tail, row_tail) = (query_chunks.remainder(), row_chunks.remainder());
     for (q, r) in query_chunks.zip(row_chunks) {
-        dots.add(q, r);
+        dots.add_widened(q, r);
         squares.add(r, r);
     }
-    dots.add(query_tail, row_tail);
+    dots.add_widened(query_tail, row_tail);
     squares.add(row_tail, row_tail);
     (dots.total(), squares.total())
 }
@@ -198,24 +300,51 @@ fn dot(a: &[f32], b: &[f32]) -> f64 {
     sums.total()
 }
 
-/// How many running sums a dot product keeps.
-const LANES: usize = 4;
+/// How many running sums a dot product keeps: enough that the additions never wait on one
+/// another in the vector registers.
+const LANES: usize = 16;
 
-/// Running sums of products, dimension `i` going to sum `i % 4` (a last, shorter chunk fills
-/// the first sums): the additions of a long vector need not wait on one another, so the
-/// compiler can do four at once, and the order is fixed, so the result is too.
+/// Running sums of products, dimension `i` going to sum `i % LANES` (a last, shorter chunk
+/// fills the first sums): the additions of a long vector need not wait on one another, so the
+/// compiler can do many at once, and the order is fixed, so the result is too.
 #[derive(Default)]
 struct Lanes([f64; LANES]);
 
 impl Lanes {
+    #[expect(
+        clippy::inline_always,
+        reason = "the AVX2 copy of the dot product is vectorised only when this is inlined into it"
+    )]
+    #[inline(always)]
     fn add(&mut self, a: &[f32], b: &[f32]) {
         for ((sum, &x), &y) in self.0.iter_mut().zip(a).zip(b) {
             *sum += f64::from(x) * f64::from(y);
         }
     }
 
+    /// [`Lanes::add`] with `a` already widened to f64: the same products, so the same bits.
+    #[expect(
+        clippy::inline_always,
+        reason = "the AVX2 copy of the dot product is vectorised only when this is inlined into it"
+    )]
+    #[inline(always)]
+    fn add_widened(&mut self, a: &[f64], b: &[f32]) {
+        for ((sum, &x), &y) in self.0.iter_mut().zip(a).zip(b) {
+            *sum += x * f64::from(y);
+        }
+    }
+
+    /// The running sums added pairwise, halves first: a fixed order, so a fixed result.
     fn total(&self) -> f64 {
-        (self.0[0] + self.0[1]) + (self.0[2] + self.0[3])
+        let mut sums = self.0;
+        let mut width = LANES;
+        while width > 1 {
+            width /= 2;
+            for index in 0..width {
+                sums[index] += sums[index + width];
+            }
+        }
+        sums[0]
     }
 }
 
@@ -364,5 +493,49 @@ mod tests {
                 prop_assert_eq!(nearest_rows(&table, query.view(), k), expected);
             }
         }
+    }
+
+    #[test]
+    fn the_vector_dot_product_has_the_portable_bits() {
+        let query: Vec<f32> = (0..2051u16)
+            .map(|i| (f32::from(i) * 0.37).sin() * 3.1)
+            .collect();
+        let row: Vec<f32> = (0..2051u16)
+            .map(|i| (f32::from(i) * 1.91).cos() / 7.0)
+            .collect();
+        let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
+        let (dot_product, norm) = dot_and_norm_squared(&wide, &row);
+        let (portable_dot, portable_norm) = dot_and_norm_squared_portable(&wide, &row);
+        assert_eq!(dot_product.to_bits(), portable_dot.to_bits());
+        assert_eq!(norm.to_bits(), portable_norm.to_bits());
+        assert_eq!(dot_product.to_bits(), dot(&query, &row).to_bits());
+        assert_eq!(norm.to_bits(), dot(&row, &row).to_bits());
+    }
+
+    #[test]
+    fn rows_shared_among_threads_give_the_rows_one_thread_finds() {
+        let rows = 3 * ROWS_BETWEEN_LOOKS + 17;
+        let table = Table::from(Array2::from_shape_fn((rows, 8), |(i, j)| {
+            f32::from(u8::try_from((i * 31 + j * 7) % 101).unwrap()) - 50.0
+        }));
+        let query = arr1(&[1.0f32, -2.0, 3.0, 0.5, 0.0, 1.0, -1.0, 2.0]);
+        let query_norm = dot(query.as_slice().unwrap(), query.as_slice().unwrap()).sqrt();
+        let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
+        let Scanned::Best(one) = scan_rows(
+            &table,
+            &wide,
+            query_norm,
+            9,
+            0..rows,
+            &AtomicBool::new(false),
+        ) else {
+            panic!("a whole scan");
+        };
+        let one: Vec<(usize, f64)> = one
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Reverse(candidate)| (candidate.id, candidate.cosine))
+            .collect();
+        assert_eq!(nearest_rows(&table, query.view(), 9), one);
     }
 }
