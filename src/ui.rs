@@ -131,10 +131,10 @@ impl Widget for &App {
 
 /// The readout; on a roomy terminal it keeps a readable width and the picture of the
 /// sentence's vectors takes the room beside it (unless the picture is the open pane already).
+/// In compare mode the picture holds both sentences' dots, which coincide until positions come.
 fn render_readout(app: &App, area: Rect, buf: &mut Buffer) {
     let beside = area.width >= ROOMY_COLUMNS
         && area.height >= PICTURE_BESIDE_MIN_HEIGHT
-        && app.compare().is_none()
         && app.detail() != Detail::Picture
         && app.views().plane.is_some();
     if !beside {
