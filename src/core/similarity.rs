@@ -7,7 +7,7 @@ use std::sync::atomic::{self, AtomicBool};
 
 use ndarray::{Array1, Array2, ArrayView1};
 
-use super::table::Table;
+use super::table::{StoredRow, Table};
 
 /// The cosine similarity of every pair of vectors: entry `[i, j]` is `cos(v_i, v_j)`.
 ///
@@ -150,8 +150,11 @@ fn scan_rows(
             return Scanned::Stopped;
         }
         let end = (start + ROWS_BETWEEN_LOOKS).min(range.end);
-        let ready = table.for_each_row_in(start..end, |id, row| {
-            let (dot, row_norm_squared) = dot_and_norm_squared(query, row);
+        let ready = table.for_each_stored_row_in(start..end, |id, row| {
+            let (dot, row_norm_squared) = match row {
+                StoredRow::F32(row) => dot_and_norm_squared(query, row),
+                StoredRow::Bf16(bytes) => dot_and_norm_squared_bf16(query, bytes),
+            };
             if row_norm_squared <= 0.0 {
                 return;
             }
@@ -288,6 +291,68 @@ fn dot_and_norm_squared_portable(query: &[f64], row: &[f32]) -> (f64, f64) {
     (dots.total(), squares.total())
 }
 
+/// [`dot_and_norm_squared`] of a row given as bfloat16 bytes, widened as it goes (a
+/// bfloat16 is the top half of a float32: widening is exact), with the same sums in the same
+/// order, so the same bits as the widened row gives; no row buffer is filled first.
+fn dot_and_norm_squared_bf16(query: &[f64], bytes: &[u8]) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[expect(
+            unsafe_code,
+            reason = "calling a function compiled for AVX2 needs the CPU to have it"
+        )]
+        // SAFETY: AVX2 was detected just above.
+        unsafe {
+            return dot_and_norm_squared_bf16_avx2(query, bytes);
+        }
+    }
+    dot_and_norm_squared_bf16_portable(query, bytes)
+}
+
+/// [`dot_and_norm_squared_bf16`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_and_norm_squared_bf16_avx2(query: &[f64], bytes: &[u8]) -> (f64, f64) {
+    dot_and_norm_squared_bf16_portable(query, bytes)
+}
+
+/// [`dot_and_norm_squared_bf16`] in plain Rust, inlined into each caller so that the AVX2
+/// copy is vectorised for it.
+#[expect(
+    clippy::inline_always,
+    reason = "the AVX2 copy is vectorised only when this is inlined into it"
+)]
+#[inline(always)]
+fn dot_and_norm_squared_bf16_portable(query: &[f64], bytes: &[u8]) -> (f64, f64) {
+    let mut dots = Lanes::default();
+    let mut squares = Lanes::default();
+    let mut row = [0.0f32; LANES];
+    let (query_chunks, byte_chunks) = (query.chunks_exact(LANES), bytes.chunks_exact(2 * LANES));
+    let (query_tail, byte_tail) = (query_chunks.remainder(), byte_chunks.remainder());
+    for (q, b) in query_chunks.zip(byte_chunks) {
+        widen_bf16(b, &mut row);
+        dots.add_widened(q, &row);
+        squares.add(&row, &row);
+    }
+    let tail = byte_tail.len() / 2;
+    widen_bf16(byte_tail, &mut row[..tail]);
+    dots.add_widened(query_tail, &row[..tail]);
+    squares.add(&row[..tail], &row[..tail]);
+    (dots.total(), squares.total())
+}
+
+/// Little-endian bfloat16 bytes widened into float32 numbers, exactly.
+#[expect(
+    clippy::inline_always,
+    reason = "the AVX2 copy is vectorised only when this is inlined into it"
+)]
+#[inline(always)]
+fn widen_bf16(bytes: &[u8], out: &mut [f32]) {
+    for (number, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *number = f32::from_bits(u32::from(u16::from_le_bytes([pair[0], pair[1]])) << 16);
+    }
+}
+
 /// The dot product of two float32 vectors in f64, in [`LANES`] running sums.
 fn dot(a: &[f32], b: &[f32]) -> f64 {
     let mut sums = Lanes::default();
@@ -358,6 +423,42 @@ mod tests {
         let cols = rows[0].len();
         let values = rows.iter().flat_map(|row| row.iter().copied()).collect();
         Table::from(Array2::from_shape_vec((rows.len(), cols), values).unwrap())
+    }
+
+    #[test]
+    fn a_mapped_bfloat16_table_scans_to_the_same_bits_as_its_widened_numbers() {
+        // 37 numbers a row: two chunks of sixteen and a tail of five.
+        let (rows, cols) = (300, 37);
+        let numbers = TorchGenerator::manual_seed(7).embedding(rows, cols);
+        let mut bytes = vec![0u8; 3];
+        let mut widened = Vec::with_capacity(rows * cols);
+        for &number in &numbers {
+            let top = u16::try_from(number.to_bits() >> 16).unwrap();
+            bytes.extend_from_slice(&top.to_le_bytes());
+            widened.push(f32::from_bits(u32::from(top) << 16));
+        }
+        let mapped = Table::mapped(
+            std::sync::Arc::new(bytes),
+            3,
+            crate::core::table::Dtype::BF16,
+            rows,
+            cols,
+        )
+        .unwrap();
+        let owned = Table::from(Array2::from_shape_vec((rows, cols), widened).unwrap());
+        for id in [0, 150, 299] {
+            let query = owned.row(id).unwrap();
+            let from_bytes = nearest_rows(&mapped, query.view(), 8);
+            let from_numbers = nearest_rows(&owned, query.view(), 8);
+            let bits = |found: &[(usize, f64)]| -> Vec<(usize, u64)> {
+                found
+                    .iter()
+                    .map(|&(id, cosine)| (id, cosine.to_bits()))
+                    .collect()
+            };
+            assert_eq!(bits(&from_bytes), bits(&from_numbers));
+            assert_eq!(from_bytes[0].0, id);
+        }
     }
 
     #[test]

@@ -226,6 +226,15 @@ impl From<Array2<f32>> for Table {
     }
 }
 
+/// A row as the table stores it (see [`Table::for_each_stored_row_in`]).
+#[derive(Clone, Copy, Debug)]
+pub enum StoredRow<'a> {
+    /// Float32 numbers.
+    F32(&'a [f32]),
+    /// The little-endian bytes of bfloat16 numbers, two a number.
+    Bf16(&'a [u8]),
+}
+
 impl Table {
     /// A table read in place from `rows × cols` little-endian numbers at `offset` in `source`.
     ///
@@ -360,6 +369,34 @@ impl Table {
     /// Returns false, visiting nothing, while a deferred table is still being made.
     pub fn for_each_row(&self, visit: impl FnMut(usize, &[f32])) -> bool {
         self.for_each_row_in(0..self.rows, visit)
+    }
+
+    /// Visits rows `range` as they are stored where that saves a copy: a mapped bfloat16
+    /// table's rows as their bytes (widening them is exact, so a reader that widens as it goes
+    /// sees the same numbers), every other table's rows as float32, as
+    /// [`Table::for_each_row_in`] gives them. `false` while the table is not made yet.
+    pub fn for_each_stored_row_in(
+        &self,
+        range: std::ops::Range<usize>,
+        mut visit: impl FnMut(usize, StoredRow),
+    ) -> bool {
+        if let Storage::Mapped {
+            source,
+            offset,
+            dtype: Dtype::BF16,
+        } = &self.storage
+        {
+            let row_bytes = self.row_bytes(Dtype::BF16);
+            for index in range.start.min(self.rows)..range.end.min(self.rows) {
+                let start = offset + index * row_bytes;
+                visit(
+                    index,
+                    StoredRow::Bf16(&source.bytes()[start..start + row_bytes]),
+                );
+            }
+            return true;
+        }
+        self.for_each_row_in(range, |index, row| visit(index, StoredRow::F32(row)))
     }
 
     /// [`Table::for_each_row`] over the rows in `range` only (clipped to the table), so that
