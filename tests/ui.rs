@@ -1308,3 +1308,27 @@ fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
         );
     }
 }
+
+#[test]
+fn the_default_screen_at_80_by_24_and_200_by_60() {
+    for (width, height) in SIZES {
+        let mut app = App::new(Options {
+            theme: Theme::new(false),
+            ..Options::default()
+        });
+        // As the run loop starts: the terminal's size first.
+        app.handle_event(&Event::Resize(width, height));
+        let terminal = draw(&app, width, height);
+        let text = screen_text(&terminal);
+        // The sentence, its tokens with their ids, the matrix rows they read, and the help
+        // bar's way out are all on the first screen.
+        assert!(text.contains("fox bites the fox"), "{text}");
+        assert!(text.contains("fox #2"), "{text}");
+        assert!(text.contains("1.2753 -0.2010 -0.1606"), "{text}");
+        assert!(text.contains("F1 help") && text.contains("quit"), "{text}");
+        assert_snapshot!(
+            format!("the_default_screen_{width}x{height}"),
+            terminal.backend()
+        );
+    }
+}
