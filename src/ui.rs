@@ -114,7 +114,7 @@ impl Widget for &App {
         tokens::render(self, tokens_area, buf);
         body.render(body_area, buf);
         match lesson {
-            Some(lesson) => lesson.render(readout_area, buf),
+            Some(lesson) => render_lesson(self, lesson, readout_area, short, buf),
             None => render_readout(self, readout_area, buf),
         }
         help::render_bar(self, bar_area, buf);
@@ -133,11 +133,7 @@ impl Widget for &App {
 /// sentence's vectors takes the room beside it (unless the picture is the open pane already).
 /// In compare mode the picture holds both sentences' dots, which coincide until positions come.
 fn render_readout(app: &App, area: Rect, buf: &mut Buffer) {
-    let beside = area.width >= ROOMY_COLUMNS
-        && area.height >= PICTURE_BESIDE_MIN_HEIGHT
-        && app.detail() != Detail::Picture
-        && app.views().plane.is_some();
-    if !beside {
+    if !picture_beside(app, area) {
         readout::render(app, area, buf);
         return;
     }
@@ -147,6 +143,50 @@ fn render_readout(app: &App, area: Rect, buf: &mut Buffer) {
     ]));
     readout::render(app, readout_area, buf);
     picture::build(app, picture_area.width).render(picture_area, buf);
+}
+
+/// Whether the picture of the sentence's vectors stands beside the readout or lesson panel:
+/// on a roomy terminal, when the picture is not the open pane already.
+fn picture_beside(app: &App, area: Rect) -> bool {
+    area.width >= ROOMY_COLUMNS
+        && area.height >= PICTURE_BESIDE_MIN_HEIGHT
+        && app.detail() != Detail::Picture
+        && app.views().plane.is_some()
+}
+
+/// The lesson panel; on a roomy terminal it keeps a readable width and the picture of the
+/// sentence's vectors takes the room beside it, hidden like the other panes until the learner
+/// has answered, as it would give the answer away.
+fn render_lesson(app: &App, lesson: pane::TextPane, area: Rect, short: bool, buf: &mut Buffer) {
+    let narrow = picture_beside(app, area)
+        .then(|| lesson::build(app, READABLE_WIDTH, short))
+        .flatten()
+        .filter(|narrow| narrow.height() <= usize::from(area.height));
+    let Some(narrow) = narrow else {
+        lesson.render(area, buf);
+        return;
+    };
+    let [lesson_area, picture_area] = area.layout(&Layout::horizontal([
+        Constraint::Length(READABLE_WIDTH),
+        Constraint::Fill(1),
+    ]));
+    narrow.render(lesson_area, buf);
+    if lesson::hides_answers(app) {
+        picture_after_answer(app, picture_area.width).render(picture_area, buf);
+    } else {
+        picture::build(app, picture_area.width).render(picture_area, buf);
+    }
+}
+
+/// Stands in for the picture beside the lesson panel until the learner has answered.
+fn picture_after_answer(app: &App, width: u16) -> pane::TextPane<'static> {
+    let theme = app.theme();
+    let text = vec![Line::styled(
+        "The picture of the sentence's vectors appears here once you have answered.",
+        theme.muted(),
+    )];
+    let block = pane(" Picture · hidden until you answer ", false, theme);
+    pane::TextPane::new(block, text, Some(Wrap { trim: true }), width)
 }
 
 /// The panes between the token strip and the readout, built once for this frame.

@@ -1274,6 +1274,8 @@ fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
     for (index, answer) in answers.into_iter().enumerate() {
         let step = index + 1;
         for (width, height) in sizes {
+            // At 200×60 the picture stands beside the lesson panel.
+            app.handle_event(&Event::Resize(width, height));
             let terminal = draw(&app, width, height);
             let text = screen_text(&terminal);
             assert!(text.contains(&format!("step {step} of 7")), "{text}");
@@ -1287,6 +1289,8 @@ fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
         }
         press(&mut app, &[KeyCode::Char(answer)]);
         for (width, height) in sizes {
+            // At 200×60 the picture stands beside the lesson panel.
+            app.handle_event(&Event::Resize(width, height));
             let terminal = draw(&app, width, height);
             let text = screen_text(&terminal);
             assert!(text.contains("✔ Right"), "step {step}:\n{text}");
@@ -1300,6 +1304,7 @@ fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
         press(&mut app, &[KeyCode::Enter]);
     }
     for (width, height) in sizes {
+        app.handle_event(&Event::Resize(width, height));
         let terminal = draw(&app, width, height);
         assert!(screen_text(&terminal).contains("step 7 of 7"));
         assert_snapshot!(

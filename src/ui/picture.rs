@@ -295,9 +295,10 @@ fn finding(app: &App, plane: &Plane) -> String {
             total,
         } => format!(
             "With positions, {} of B's {total} input vectors are on none of A's dots: a word at \
-             another place gets another vector; {shared} stay where A has the same word at the \
-             same place.",
-            total - shared
+             another place gets another vector; {shared} {stay} where A has the same word at \
+             the same place.",
+            total - shared,
+            stay = if *shared == 1 { "stays" } else { "stay" }
         ),
     }
 }
