@@ -151,10 +151,7 @@ fn scan_rows(
         }
         let end = (start + ROWS_BETWEEN_LOOKS).min(range.end);
         let ready = table.for_each_stored_row_in(start..end, |id, row| {
-            let (dot, row_norm_squared) = match row {
-                StoredRow::F32(row) => dot_and_norm_squared(query, row),
-                StoredRow::Bf16(bytes) => dot_and_norm_squared_bf16(query, bytes),
-            };
+            let (dot, row_norm_squared) = dot_and_norm_squared(query, row);
             if row_norm_squared <= 0.0 {
                 return;
             }
@@ -246,9 +243,12 @@ impl Eq for Candidate {}
 /// The dot product of two vectors and the squared length of the second, in f64: one pass
 /// over the row, and the same bits as [`dot`] would give for each.
 ///
-/// With AVX2 the same arithmetic is compiled for its wider registers: the same operations in
-/// the same order lane by lane (no fused multiply-add), so the same bits on every machine.
-fn dot_and_norm_squared(query: &[f64], row: &[f32]) -> (f64, f64) {
+/// A bfloat16 row is widened as it goes (a bfloat16 is the top half of a float32: widening is
+/// exact), with the same sums in the same order, so the same bits as the widened row gives; no
+/// row buffer is filled first. With AVX2 the same arithmetic is compiled for its wider
+/// registers: the same operations in the same order lane by lane (no fused multiply-add), so
+/// the same bits on every machine.
+fn dot_and_norm_squared(query: &[f64], row: StoredRow) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         #[expect(
@@ -266,7 +266,7 @@ fn dot_and_norm_squared(query: &[f64], row: &[f32]) -> (f64, f64) {
 /// [`dot_and_norm_squared`] compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn dot_and_norm_squared_avx2(query: &[f64], row: &[f32]) -> (f64, f64) {
+fn dot_and_norm_squared_avx2(query: &[f64], row: StoredRow) -> (f64, f64) {
     dot_and_norm_squared_portable(query, row)
 }
 
@@ -277,67 +277,37 @@ fn dot_and_norm_squared_avx2(query: &[f64], row: &[f32]) -> (f64, f64) {
     reason = "the AVX2 copy is vectorised only when this is inlined into it"
 )]
 #[inline(always)]
-fn dot_and_norm_squared_portable(query: &[f64], row: &[f32]) -> (f64, f64) {
+fn dot_and_norm_squared_portable(query: &[f64], row: StoredRow) -> (f64, f64) {
     let mut dots = Lanes::default();
     let mut squares = Lanes::default();
-    let (query_chunks, row_chunks) = (query.chunks_exact(LANES), row.chunks_exact(LANES));
-    let (query_tail, row_tail) = (query_chunks.remainder(), row_chunks.remainder());
-    for (q, r) in query_chunks.zip(row_chunks) {
-        dots.add_widened(q, r);
-        squares.add(r, r);
-    }
-    dots.add_widened(query_tail, row_tail);
-    squares.add(row_tail, row_tail);
-    (dots.total(), squares.total())
-}
-
-/// [`dot_and_norm_squared`] of a row given as bfloat16 bytes, widened as it goes (a
-/// bfloat16 is the top half of a float32: widening is exact), with the same sums in the same
-/// order, so the same bits as the widened row gives; no row buffer is filled first.
-fn dot_and_norm_squared_bf16(query: &[f64], bytes: &[u8]) -> (f64, f64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        #[expect(
-            unsafe_code,
-            reason = "calling a function compiled for AVX2 needs the CPU to have it"
-        )]
-        // SAFETY: AVX2 was detected just above.
-        unsafe {
-            return dot_and_norm_squared_bf16_avx2(query, bytes);
+    let query_chunks = query.chunks_exact(LANES);
+    let query_tail = query_chunks.remainder();
+    match row {
+        StoredRow::F32(row) => {
+            let row_chunks = row.chunks_exact(LANES);
+            let row_tail = row_chunks.remainder();
+            for (q, r) in query_chunks.zip(row_chunks) {
+                dots.add_widened(q, r);
+                squares.add(r, r);
+            }
+            dots.add_widened(query_tail, row_tail);
+            squares.add(row_tail, row_tail);
+        }
+        StoredRow::Bf16(bytes) => {
+            let mut widened = [0.0f32; LANES];
+            let byte_chunks = bytes.chunks_exact(2 * LANES);
+            let byte_tail = byte_chunks.remainder();
+            for (q, b) in query_chunks.zip(byte_chunks) {
+                widen_bf16(b, &mut widened);
+                dots.add_widened(q, &widened);
+                squares.add(&widened, &widened);
+            }
+            let tail = &mut widened[..byte_tail.len() / 2];
+            widen_bf16(byte_tail, tail);
+            dots.add_widened(query_tail, tail);
+            squares.add(tail, tail);
         }
     }
-    dot_and_norm_squared_bf16_portable(query, bytes)
-}
-
-/// [`dot_and_norm_squared_bf16`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn dot_and_norm_squared_bf16_avx2(query: &[f64], bytes: &[u8]) -> (f64, f64) {
-    dot_and_norm_squared_bf16_portable(query, bytes)
-}
-
-/// [`dot_and_norm_squared_bf16`] in plain Rust, inlined into each caller so that the AVX2
-/// copy is vectorised for it.
-#[expect(
-    clippy::inline_always,
-    reason = "the AVX2 copy is vectorised only when this is inlined into it"
-)]
-#[inline(always)]
-fn dot_and_norm_squared_bf16_portable(query: &[f64], bytes: &[u8]) -> (f64, f64) {
-    let mut dots = Lanes::default();
-    let mut squares = Lanes::default();
-    let mut row = [0.0f32; LANES];
-    let (query_chunks, byte_chunks) = (query.chunks_exact(LANES), bytes.chunks_exact(2 * LANES));
-    let (query_tail, byte_tail) = (query_chunks.remainder(), byte_chunks.remainder());
-    for (q, b) in query_chunks.zip(byte_chunks) {
-        widen_bf16(b, &mut row);
-        dots.add_widened(q, &row);
-        squares.add(&row, &row);
-    }
-    let tail = byte_tail.len() / 2;
-    widen_bf16(byte_tail, &mut row[..tail]);
-    dots.add_widened(query_tail, &row[..tail]);
-    squares.add(&row[..tail], &row[..tail]);
     (dots.total(), squares.total())
 }
 
@@ -605,8 +575,9 @@ mod tests {
             .map(|i| (f32::from(i) * 1.91).cos() / 7.0)
             .collect();
         let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
-        let (dot_product, norm) = dot_and_norm_squared(&wide, &row);
-        let (portable_dot, portable_norm) = dot_and_norm_squared_portable(&wide, &row);
+        let (dot_product, norm) = dot_and_norm_squared(&wide, StoredRow::F32(&row));
+        let (portable_dot, portable_norm) =
+            dot_and_norm_squared_portable(&wide, StoredRow::F32(&row));
         assert_eq!(dot_product.to_bits(), portable_dot.to_bits());
         assert_eq!(norm.to_bits(), portable_norm.to_bits());
         assert_eq!(dot_product.to_bits(), dot(&query, &row).to_bits());
