@@ -158,7 +158,7 @@ fn picture_beside(app: &App, area: Rect) -> bool {
 /// sentence's vectors takes the room beside it, hidden like the other panes until the learner
 /// has answered, as it would give the answer away.
 fn render_lesson(app: &App, lesson: pane::TextPane, area: Rect, short: bool, buf: &mut Buffer) {
-    let narrow = picture_beside(app, area)
+    let narrow = (picture_beside(app, area) && lesson::picture_may_show(app))
         .then(|| lesson::build(app, READABLE_WIDTH, short))
         .flatten()
         .filter(|narrow| narrow.height() <= usize::from(area.height));

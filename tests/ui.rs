@@ -1294,6 +1294,8 @@ fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
             let terminal = draw(&app, width, height);
             let text = screen_text(&terminal);
             assert!(text.contains("✔ Right"), "step {step}:\n{text}");
+            // Step 1's answer must not show step 2's: the copies' single dot.
+            assert!(step > 1 || !text.contains("one dot"), "{text}");
             if step > 1 {
                 assert_snapshot!(
                     format!("lesson_step_{step}_after_{width}x{height}"),

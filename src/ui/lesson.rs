@@ -139,6 +139,13 @@ pub(super) fn attention_alone(app: &App) -> bool {
     })
 }
 
+/// Whether the picture of the sentence's vectors may stand beside the lesson panel: not in
+/// the first step, where its one dot for both copies would answer the second step's question.
+pub(super) fn picture_may_show(app: &App) -> bool {
+    app.lesson()
+        .is_some_and(|progress| progress.content().setup != Setup::RowLookup)
+}
+
 /// Stands in for the pane that would give the answer away before the learner guesses.
 pub(super) fn guess_first(app: &App, width: u16) -> TextPane<'static> {
     let theme = app.theme();
