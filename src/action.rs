@@ -547,15 +547,18 @@ mod tests {
         );
     }
 
+    /// Every state the keyboard can be in (`Anywhere` is not one: it is part of each).
+    const KEYBOARD_SCOPES: [Scope; 5] = [
+        Scope::Input,
+        Scope::Explorer,
+        Scope::Help,
+        Scope::Prompt,
+        Scope::Lesson,
+    ];
+
     #[test]
     fn no_key_means_two_things_in_one_scope() {
-        for scope in [
-            Scope::Input,
-            Scope::Explorer,
-            Scope::Help,
-            Scope::Prompt,
-            Scope::Lesson,
-        ] {
+        for scope in KEYBOARD_SCOPES {
             let keys: Vec<Key> = bindings()
                 .iter()
                 .filter(|b| in_scope(b, scope))
@@ -610,13 +613,7 @@ mod tests {
 
     #[test]
     fn every_scope_offers_help_and_a_way_out_in_its_bar() {
-        for scope in [
-            Scope::Input,
-            Scope::Explorer,
-            Scope::Help,
-            Scope::Prompt,
-            Scope::Lesson,
-        ] {
+        for scope in KEYBOARD_SCOPES {
             let entries = bar_entries(scope);
             let essential: Vec<_> = entries.iter().filter(|e| e.essential).collect();
             assert!(

@@ -110,6 +110,14 @@ impl Drop for Turn {
     }
 }
 
+/// Text between the markers a terminal with bracketed paste on puts around a paste.
+fn bracketed(text: &str) -> Vec<u8> {
+    let mut bytes = b"\x1b[200~".to_vec();
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.extend_from_slice(b"\x1b[201~");
+    bytes
+}
+
 /// The binary running in a pseudo-terminal, with a thread copying its output into [`Output`].
 struct Session {
     /// Held while the session runs (see [`SESSIONS_AT_ONCE`]).
@@ -241,10 +249,13 @@ impl Session {
 
     /// Pastes text as a terminal with bracketed paste on sends it: whole, between markers.
     fn paste(&mut self, text: &str) {
-        let mut bytes = b"\x1b[200~".to_vec();
-        bytes.extend_from_slice(text.as_bytes());
-        bytes.extend_from_slice(b"\x1b[201~");
-        self.press(&bytes);
+        self.press(&bracketed(text));
+    }
+
+    /// [`Session::paste`] for a paste large enough to fill the terminal's input buffer: written
+    /// from another thread, as [`Session::press_bounded`] writes.
+    fn paste_bounded(&mut self, text: &str) {
+        self.press_bounded(bracketed(text));
     }
 
     /// Waits until the screen contains every one of `needles` and every pane's borders line up
@@ -850,10 +861,7 @@ fn compare_mode_takes_a_very_long_sentence_within_bounds_and_says_what_was_left_
     session.press(b"i");
     session.wait_for_text("Sentences A and B · typing");
     let long = "the dog bites the man ".repeat(300_000 / 22);
-    let mut paste = b"\x1b[200~".to_vec();
-    paste.extend_from_slice(long.as_bytes());
-    paste.extend_from_slice(b"\x1b[201~");
-    session.press_bounded(paste);
+    session.paste_bounded(&long);
     session.wait_for_all(&["A: first 128 of ", "Only the first 128 tokens", "left out"]);
     session.press_bounded(CTRL_C.to_vec());
     session.assert_clean_exit();
@@ -868,10 +876,7 @@ fn typing_after_a_megabyte_paste_stays_bounded_and_says_what_was_left_out() {
     session.press(CTRL_U);
     session.wait_for_text("Tokens · 0 ");
     let long = "the fox bites the man ".repeat(1_000_000 / 22);
-    let mut paste = b"\x1b[200~".to_vec();
-    paste.extend_from_slice(long.as_bytes());
-    paste.extend_from_slice(b"\x1b[201~");
-    session.press_bounded(paste);
+    session.paste_bounded(&long);
     let screen = session.wait_for_text("Tokens · first 4096 tokens read, the ");
     let unread = |screen: &str| -> usize {
         let line = line_with(screen, &["Tokens · first 4096 tokens read, the "]);

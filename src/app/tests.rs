@@ -555,16 +555,20 @@ fn help_opens_with_f1_from_the_input_and_scrolls_within_its_lines() {
     assert_eq!(app.text(), DEFAULT_SENTENCE, "F1 typed nothing");
 }
 
-#[test]
-fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
-    let model = EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
-    let mut app = App::new(Options {
+/// The explorer on "3 1 4" with every table counted as large, so whole-table work goes to a
+/// worker.
+fn explorer_with_every_table_large() -> App {
+    App::new(Options {
         sentence: "3 1 4".to_owned(),
-        model: Some(model),
-        // Every table counts as large here, so the worker is used.
+        model: Some(EmbeddingModel::shaped(3000, 16, 16, 7).unwrap()),
         background_scan_from: 0,
         ..Options::default()
-    });
+    })
+}
+
+#[test]
+fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
+    let mut app = explorer_with_every_table_large();
     app.handle_event(&key(KeyCode::Enter));
     app.handle_event(&key(KeyCode::Char('s')));
     assert!(app.scanning(), "the scan runs on a worker");
@@ -611,14 +615,7 @@ fn esc_and_a_letter_read_together_as_alt_letter_are_both_applied() {
 
 #[test]
 fn a_large_one_hot_product_runs_off_the_key_path_and_a_step_supersedes_it() {
-    let model = EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
-    let mut app = App::new(Options {
-        sentence: "3 1 4".to_owned(),
-        model: Some(model),
-        // Every table counts as large here, so the worker is used.
-        background_scan_from: 0,
-        ..Options::default()
-    });
+    let mut app = explorer_with_every_table_large();
     app.handle_event(&key(KeyCode::Enter));
     app.handle_event(&key(KeyCode::Char('o')));
     assert_eq!(app.detail(), crate::view_state::Detail::OneHot);
