@@ -6,6 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::run;
+
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -247,5 +248,86 @@ fn compare_with_a_gpt2_model_explains_the_causal_mask() {
     assert!(
         table.contains("the causal mask alone already tells the orders apart"),
         "{table}"
+    );
+}
+
+#[test]
+fn attention_and_compare_read_a_gguf_files_own_layer_0() {
+    // The Llama fixture as llama.cpp's converter writes it (query and key rows interleaved),
+    // with a word-level tokenizer.json beside it.
+    let dir = common::TempDir::new("gguf");
+    let gguf = dir.join("llama.gguf");
+    common::convert_to_gguf(&fixture("llama_gqa_bf16"), &gguf, common::GgufWeights::F32);
+    let tokenizer = common::word_level_tokenizer(&["[UNK]", "the", "dog", "bites", "man"]);
+    dir.write("tokenizer.json", &tokenizer.to_string());
+    let model = gguf.to_str().unwrap();
+
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("llama_gqa_bf16").join("reference.json")).unwrap(),
+    )
+    .unwrap();
+    let ids: Vec<String> = floats(&reference["ids"])
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let json: Value = serde_json::from_str(&stdout_of(&[
+        "attention",
+        "--model",
+        model,
+        "--ids",
+        &ids.join(","),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["family"], "Llama-style (llama)");
+    let ours: Vec<f64> = json["heads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|head| floats(&head["weights"]))
+        .collect();
+    let theirs = floats(&reference["with_positions"]["weights"]);
+    assert_eq!(ours.len(), theirs.len());
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert!((a - b).abs() <= 1e-5, "weight {a} vs {b}");
+    }
+
+    let table = stdout_of(&["attention", "--model", model, "the dog bites the man"]);
+    assert!(
+        table.starts_with("llama: layer 0 of a Llama-style (llama) model, 4 query heads"),
+        "{table}"
+    );
+    assert!(table.contains("the file interleaves each head's query and key rows"));
+    let compared = stdout_of(&[
+        "compare",
+        "--model",
+        model,
+        "the dog bites the man",
+        "the man bites the dog",
+    ]);
+    assert!(compared.contains("the model's own layer 0"), "{compared}");
+    assert!(
+        compared.contains("the causal mask alone already tells the orders apart"),
+        "{compared}"
+    );
+}
+
+#[test]
+fn a_gguf_file_of_another_architecture_says_which_it_reads() {
+    let dir = common::TempDir::new("gguf-arch");
+    let gguf = dir.join("other.gguf");
+    embedlens::core::gguf::GgufWriter::new()
+        .text("general.architecture", "rwkv6")
+        .f32_table("token_embd.weight", 2, 4, &[0.5; 8])
+        .write(&gguf)
+        .unwrap();
+    let error = failure(&["attention", "--model", gguf.to_str().unwrap(), "--ids", "1"]);
+    assert!(
+        error.contains(
+            "general.architecture rwkv6: embedlens reads the first attention layer of GGUF \
+             files of the llama, qwen2 and gemma architectures only"
+        ),
+        "{error}"
     );
 }

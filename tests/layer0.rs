@@ -2,6 +2,8 @@
 //! the same files (`scripts/layer0_reference.py` wrote both), and the article's claim on a
 //! BERT-style checkpoint as a property.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -68,6 +70,16 @@ fn gaps(run: &Layer0Run, expected: &Value) -> (f64, f64) {
 
 fn matches_reference(name: &str) {
     let layer = open(name);
+    let (weight_gap, output_gap) = largest_gaps(name, &layer);
+    assert!(weight_gap <= 1e-5, "{name}: weights off by {weight_gap:e}");
+    assert!(
+        output_gap <= 1e-5,
+        "{name}: outputs off by {output_gap:e} (relative)"
+    );
+}
+
+/// The largest gaps from the reference values over both runs, with and without positions.
+fn largest_gaps(name: &str, layer: &Layer0) -> (f64, f64) {
     let expected = reference(name);
     let ids: Vec<usize> = numbers(&expected["ids"])
         .into_iter()
@@ -81,18 +93,59 @@ fn matches_reference(name: &str) {
             id
         })
         .collect();
+    let mut largest = (0.0f64, 0.0f64);
     for (with_positions, key) in [(true, "with_positions"), (false, "without_positions")] {
         let run = layer.run(&ids, with_positions).unwrap();
         let (weight_gap, output_gap) = gaps(&run, &expected[key]);
+        println!("{name} {key}: weights within {weight_gap:.1e}, outputs within {output_gap:.1e}");
+        largest = (largest.0.max(weight_gap), largest.1.max(output_gap));
+    }
+    largest
+}
+
+/// Layer 0 of a fixture written into a GGUF file as llama.cpp's converter writes it.
+fn open_as_gguf(name: &str, weights: common::GgufWeights) -> Layer0 {
+    let folder = common::TempDir::new("gguf");
+    let path = folder.join(&format!("{name}.gguf"));
+    common::convert_to_gguf(&fixture(name), &path, weights);
+    embedlens::core::model_file::open_layer0(&path)
+        .unwrap()
+        .unwrap_or_else(|why| panic!("{name}.gguf: {why}"))
+}
+
+#[test]
+fn gguf_files_converted_by_llama_cpp_match_transformers() {
+    // Llama's rows interleaved, Gemma's norm weights with their 1 added, Qwen2's biases.
+    for name in ["llama_gqa_bf16", "gemma", "qwen2_biases_f16"] {
+        let layer = open_as_gguf(name, common::GgufWeights::F32);
+        let (weight_gap, output_gap) = largest_gaps(name, &layer);
         assert!(
             weight_gap <= 1e-5,
-            "{name} {key}: weights off by {weight_gap:e}"
+            "{name}.gguf: weights off by {weight_gap:e}"
         );
         assert!(
             output_gap <= 1e-5,
-            "{name} {key}: outputs off by {output_gap:e} (relative)"
+            "{name}.gguf: outputs off by {output_gap:e} (relative)"
         );
-        println!("{name} {key}: weights within {weight_gap:.1e}, outputs within {output_gap:.1e}");
+    }
+}
+
+/// `Q8_0` moves each weight by up to `max|w| / 254` of its block (0.4%); over 32 inputs and a
+/// softmax that stays within a few hundredths.
+#[test]
+fn gguf_files_with_q8_0_weights_match_transformers_within_the_quantization() {
+    for name in ["llama_gqa_bf16", "gemma", "qwen2_biases_f16"] {
+        let layer = open_as_gguf(name, common::GgufWeights::Q8_0);
+        let (weight_gap, output_gap) = largest_gaps(name, &layer);
+        assert!(
+            weight_gap <= 2e-2,
+            "{name}.gguf: weights off by {weight_gap:e}"
+        );
+        assert!(
+            output_gap <= 3e-2,
+            "{name}.gguf: outputs off by {output_gap:e} (relative)"
+        );
+        assert!(weight_gap > 1e-7, "{name}.gguf: Q8_0 changed nothing?");
     }
 }
 

@@ -144,3 +144,184 @@ pub fn draw(
         .expect("draw");
     terminal
 }
+
+// ---------------------------------------------------------------------------------------------
+// GGUF, as llama.cpp's converter writes a small checkpoint
+
+/// How [`convert_to_gguf`] stores the query, key and value weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GgufWeights {
+    /// `F32`: the checkpoint's numbers, widened exactly.
+    F32,
+    /// `Q8_0`: ggml's reference quantization, 32 numbers to a block.
+    Q8_0,
+}
+
+/// Writes layer 0 of a small Llama, Qwen2 or Gemma checkpoint folder (its `config.json` and
+/// `model.safetensors`) into a GGUF file as llama.cpp's `convert_hf_to_gguf.py` would: its
+/// names and metadata keys, each Llama head's query and key rows interleaved (`permute`), 1
+/// added to Gemma's norm weights; norms, biases and the token table in `F32`.
+pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
+    use embedlens::core::gguf::{GgmlType, GgufWriter};
+    use embedlens::core::layer0::source::{SafetensorsBytes, TensorSource};
+
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).unwrap())
+            .unwrap();
+    let count = |key: &str| config[key].as_u64().map(|n| usize::try_from(n).unwrap());
+    let arch = config["model_type"].as_str().unwrap().to_owned();
+    let hidden = count("hidden_size").unwrap();
+    let heads = count("num_attention_heads").unwrap();
+    let kv_heads = count("num_key_value_heads").unwrap_or(heads);
+    let head_dim = count("head_dim").unwrap_or(hidden / heads);
+    let bytes = std::fs::read(folder.join("model.safetensors")).unwrap();
+    let source = SafetensorsBytes::new("fixture", std::sync::Arc::new(bytes)).unwrap();
+    let rows_of = |name: &str| -> Vec<Vec<f32>> {
+        let shape = source.shape(name).unwrap().shape;
+        let (rows, cols) = match shape[..] {
+            [cols] => (1, cols),
+            [rows, cols] => (rows, cols),
+            _ => panic!("{name}: {shape:?}"),
+        };
+        let table = source.table(name, rows, cols).unwrap();
+        (0..rows).map(|r| table.row(r).unwrap().to_vec()).collect()
+    };
+    let mut writer = converted_metadata(&config, heads, kv_heads, head_dim);
+    let f32_tensor = |writer: GgufWriter, name: &str, rows: &[Vec<f32>], vector: bool| {
+        let data: Vec<u8> = rows
+            .iter()
+            .flatten()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let cols = rows[0].len() as u64;
+        let shape = if vector {
+            vec![cols]
+        } else {
+            vec![rows.len() as u64, cols]
+        };
+        writer.tensor(name, &shape, GgmlType(0), data)
+    };
+    let token = rows_of("embed_tokens.weight");
+    writer = f32_tensor(writer, "token_embd.weight", &token, false);
+    let mut norm = rows_of("layers.0.input_layernorm.weight");
+    if arch == "gemma" {
+        norm[0].iter_mut().for_each(|w| *w += 1.0);
+    }
+    writer = f32_tensor(writer, "blk.0.attn_norm.weight", &norm, true);
+    for (hf, gguf, head_count) in [
+        ("q", "attn_q", heads),
+        ("k", "attn_k", kv_heads),
+        ("v", "attn_v", kv_heads),
+    ] {
+        let mut rows = rows_of(&format!("layers.0.self_attn.{hf}_proj.weight"));
+        let bias_name = format!("layers.0.self_attn.{hf}_proj.bias");
+        let mut bias = source
+            .shape(&bias_name)
+            .map(|_| rows_of(&bias_name).remove(0));
+        if arch == "llama" && hf != "v" {
+            rows = interleave(&rows, head_count);
+            bias = bias.map(|b| interleave(&b, head_count));
+        }
+        let name = format!("blk.0.{gguf}.weight");
+        writer = match weights {
+            GgufWeights::F32 => f32_tensor(writer, &name, &rows, false),
+            GgufWeights::Q8_0 => {
+                let data = rows.iter().flat_map(|row| quantize_q8_0(row)).collect();
+                writer.tensor(
+                    &name,
+                    &[rows.len() as u64, rows[0].len() as u64],
+                    GgmlType(8),
+                    data,
+                )
+            }
+        };
+        if let Some(bias) = bias {
+            writer = f32_tensor(writer, &format!("blk.0.{gguf}.bias"), &[bias], true);
+        }
+    }
+    writer.write(path).unwrap();
+}
+
+/// The metadata llama.cpp's converter writes for a small Llama, Qwen2 or Gemma `config.json`.
+fn converted_metadata(
+    config: &Value,
+    heads: usize,
+    kv_heads: usize,
+    head_dim: usize,
+) -> embedlens::core::gguf::GgufWriter {
+    use embedlens::core::gguf::{GgufWriter, MetadataValue};
+
+    let arch = config["model_type"].as_str().unwrap();
+    let count = |key: &str| usize::try_from(config[key].as_u64().unwrap()).unwrap();
+    let hidden = count("hidden_size");
+    let eps = config["rms_norm_eps"].as_f64().unwrap();
+    let theta = config["rope_parameters"]["rope_theta"].as_f64().unwrap();
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "GGUF stores these as float32, as the converter writes them"
+    )]
+    let (eps, theta) = (eps as f32, theta as f32);
+    let number = |n: usize| MetadataValue::U32(u32::try_from(n).unwrap());
+    let mut writer = GgufWriter::new()
+        .text("general.architecture", arch)
+        .metadata(
+            &format!("{arch}.context_length"),
+            number(count("max_position_embeddings")),
+        )
+        .metadata(&format!("{arch}.embedding_length"), number(hidden))
+        .metadata(&format!("{arch}.block_count"), number(1))
+        .metadata(&format!("{arch}.attention.head_count"), number(heads))
+        .metadata(&format!("{arch}.attention.head_count_kv"), number(kv_heads))
+        .metadata(
+            &format!("{arch}.attention.layer_norm_rms_epsilon"),
+            MetadataValue::F32(eps),
+        )
+        .metadata(&format!("{arch}.rope.freq_base"), MetadataValue::F32(theta))
+        .metadata(&format!("{arch}.rope.dimension_count"), number(head_dim));
+    if head_dim * heads != hidden {
+        writer = writer
+            .metadata(&format!("{arch}.attention.key_length"), number(head_dim))
+            .metadata(&format!("{arch}.attention.value_length"), number(head_dim));
+    }
+    writer
+}
+
+/// llama.cpp's `permute` of one matrix's rows, head by head: row `2k` of a head takes row `k`,
+/// row `2k + 1` takes row `k + half`.
+fn interleave<T: Clone>(rows: &[T], heads: usize) -> Vec<T> {
+    let width = rows.len() / heads;
+    let half = width / 2;
+    (0..rows.len())
+        .map(|index| {
+            let (head, within) = (index / width, index % width);
+            let from = if within % 2 == 0 {
+                within / 2
+            } else {
+                half + within / 2
+            };
+            rows[head * width + from].clone()
+        })
+        .collect()
+}
+
+/// ggml's `quantize_row_q8_0_ref`: per 32 numbers a float16 scale `max|x| / 127` and each
+/// number divided by it, rounded half away from zero.
+fn quantize_q8_0(row: &[f32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for block in row.chunks(32) {
+        let amax = block.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let scale = amax / 127.0;
+        let inverse = if scale == 0.0 { 0.0 } else { 1.0 / scale };
+        out.extend(half::f16::from_f32(scale).to_le_bytes());
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "|x| / scale is at most 127"
+        )]
+        out.extend(
+            block
+                .iter()
+                .map(|x| ((x * inverse).round() as i8).to_le_bytes()[0]),
+        );
+    }
+    out
+}

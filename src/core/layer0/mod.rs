@@ -88,14 +88,20 @@ pub enum Unavailable {
     },
     /// A setting this implementation does not apply (such as a kind of `rope_scaling`).
     Setting {
-        /// The setting's name in `config.json`.
+        /// The setting's name in `config.json` (or the tensor's, for one that acts as a setting).
         name: String,
         /// Its value.
         value: String,
     },
+    /// A GGUF file of an architecture whose names and settings embedlens does not map (or
+    /// none named in `general.architecture`).
+    GgufArchitecture(Option<String>),
     /// The tensors or settings are malformed; the message names the problem.
     Invalid(String),
 }
+
+/// The GGUF architectures whose layer 0 embedlens reads, for messages.
+pub const GGUF_ARCHITECTURES: &str = "llama, qwen2 and gemma";
 
 impl fmt::Display for Unavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -124,11 +130,16 @@ impl fmt::Display for Unavailable {
                 "config.json gives no model_type, so which {architecture} model this is is unknown"
             ),
             Self::Setting { name, value } => {
-                write!(
-                    f,
-                    "config.json sets {name} to {value}, which embedlens does not apply"
-                )
+                write!(f, "{name} is {value}, which embedlens does not apply")
             }
+            Self::GgufArchitecture(Some(name)) => write!(
+                f,
+                "general.architecture {name}: embedlens reads the first attention layer of \
+                 GGUF files of the {GGUF_ARCHITECTURES} architectures only"
+            ),
+            Self::GgufArchitecture(None) => f.write_str(
+                "the GGUF file names no general.architecture, so its layer 0 is unknown",
+            ),
             Self::Invalid(message) => f.write_str(message),
         }
     }
@@ -474,10 +485,11 @@ fn inverse_sqrt(width: usize) -> f64 {
 fn epsilon(settings: &Settings, keys: &[&str], default: f64) -> Result<(f64, String)> {
     match settings.number(keys)? {
         Some(eps) if eps.is_finite() && (0.0..1.0).contains(&eps) => {
-            Ok((eps, format!("{} {eps:e} (config.json)", keys[0])))
+            Ok((eps, format!("{} {eps:e} ({})", keys[0], settings.origin())))
         }
         Some(eps) => bail!(
-            "config.json: {} {eps} is not a small positive number",
+            "{}: {} {eps} is not a small positive number",
+            settings.origin(),
             keys[0]
         ),
         None => Ok((default, format!("{} {default:e} (the default)", keys[0]))),

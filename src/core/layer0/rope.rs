@@ -4,16 +4,34 @@
 //! `RoFormer` layout that [`crate::core::positional::rope_rotate`] shows), and the angles are
 //! computed in float32 as `transformers` computes them, so a rotated query has PyTorch's bits
 //! up to the last bit of `sin` and `cos`.
+//!
+//! A GGUF file converted from a Llama checkpoint stores each head's query and key rows
+//! interleaved (llama.cpp's converter moves row `k + half` beside row `k`), so there the same
+//! pairs sit side by side: [`Pairs::Adjacent`] turns them with the same angles, giving the
+//! same rotated numbers in another order, which no query·key product can tell apart.
 
 use anyhow::{Result, bail};
 
 use super::linear::round_to_f32;
+
+/// Which numbers of a head turn together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pairs {
+    /// Dimension `k` with `k + half`, as Hugging Face's checkpoints lay out a head.
+    #[default]
+    Halves,
+    /// Dimension `2k` with `2k + 1`: the same pairs in a head whose rows llama.cpp's
+    /// converter interleaved.
+    Adjacent,
+}
 
 /// The rotation a model applies to each query and key head.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rope {
     /// `rope_theta`: the base of the angles.
     theta: f64,
+    /// Which numbers of a head turn together.
+    pairs: Pairs,
     /// How many leading dimensions of a head rotate (all of them unless the config says
     /// `partial_rotary_factor`); always even.
     rotary_dims: usize,
@@ -60,9 +78,33 @@ impl Rope {
             .collect();
         Ok(Self {
             theta,
+            pairs: Pairs::Halves,
             rotary_dims,
             inverse_frequencies,
         })
+    }
+
+    /// The rotation for heads whose pairs are laid out as `pairs` says.
+    ///
+    /// # Errors
+    /// Adjacent pairs with only part of each head rotating: llama.cpp interleaves whole heads,
+    /// so the pairs of a partial rotation would not be the model's.
+    pub fn with_pairs(mut self, pairs: Pairs, head_dims: usize) -> Result<Self> {
+        if pairs == Pairs::Adjacent && self.rotary_dims != head_dims {
+            bail!(
+                "the file interleaves the query and key rows of whole heads, but only {} of \
+                 each head's {head_dims} numbers rotate",
+                self.rotary_dims
+            );
+        }
+        self.pairs = pairs;
+        Ok(self)
+    }
+
+    /// Which numbers of a head turn together.
+    #[must_use]
+    pub fn pairs(&self) -> Pairs {
+        self.pairs
     }
 
     /// Applies Llama 3's frequency-dependent scaling (`rope_type: llama3`) to the angles.
@@ -133,9 +175,13 @@ impl Rope {
     fn rotate_by(&self, head: &mut [f32], angles: &[(f32, f32)]) {
         let half = self.rotary_dims / 2;
         for (pair, &(cos, sin)) in angles.iter().enumerate() {
-            let (x, y) = (head[pair], head[pair + half]);
-            head[pair] = x * cos + (-y) * sin;
-            head[pair + half] = y * cos + x * sin;
+            let (first, second) = match self.pairs {
+                Pairs::Halves => (pair, pair + half),
+                Pairs::Adjacent => (2 * pair, 2 * pair + 1),
+            };
+            let (x, y) = (head[first], head[second]);
+            head[first] = x * cos + (-y) * sin;
+            head[second] = y * cos + x * sin;
         }
     }
 }
@@ -160,6 +206,27 @@ mod tests {
         // The first pair turns by 7 radians.
         let (x, y) = (1.0f64, 3.0f64);
         assert!((f64::from(head[0]) - (x * 7f64.cos() - y * 7f64.sin())).abs() < 1e-6);
+    }
+
+    #[test]
+    fn adjacent_pairs_turn_an_interleaved_head_as_halves_turn_the_original() {
+        let rope = Rope::new(500.0, 8, 8).unwrap();
+        let interleaved = rope.clone().with_pairs(Pairs::Adjacent, 8).unwrap();
+        let head = [0.5f32, -1.25, 2.0, 0.75, -3.0, 1.5, 0.25, -0.125];
+        // llama.cpp's permute: row 2k holds row k, row 2k + 1 holds row k + 4.
+        let order = [0, 4, 1, 5, 2, 6, 3, 7];
+        let mut stored: Vec<f32> = order.iter().map(|&row| head[row]).collect();
+        let mut original = head;
+        rope.rotate(&mut original, 9);
+        interleaved.rotate(&mut stored, 9);
+        let expected: Vec<f32> = order.iter().map(|&row| original[row]).collect();
+        assert_eq!(stored, expected);
+        assert!(
+            Rope::new(500.0, 8, 4)
+                .unwrap()
+                .with_pairs(Pairs::Adjacent, 8)
+                .is_err()
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::heads::HeadLayout;
 use super::input::InputStage;
 use super::linear::{Linear, round_to_f32};
 use super::norm::{InputNorm, RmsNorm};
-use super::rope::{Llama3Scaling, Rope};
+use super::rope::{Llama3Scaling, Pairs, Rope};
 use super::source::{Settings, TensorSource, has, matrix, optional_vector, vector};
 use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
 use crate::core::block::LayerNorm;
@@ -77,6 +77,13 @@ pub fn load(
     };
     let token = matrix(source, &token_name, rows, hidden)?;
     let mut notes = Vec::new();
+    let conversion = source.conversion();
+    if conversion.norm_weights_include_one && variant == Variant::Gemma {
+        notes.push(
+            "Gemma: the file stores each norm weight with its 1 already added (1 + weight)"
+                .to_owned(),
+        );
+    }
 
     let heads = settings
         .count(&["num_attention_heads"], hidden)?
@@ -92,7 +99,8 @@ pub fn load(
         None if hidden.is_multiple_of(heads) => hidden / heads,
         None => {
             return Err(Unavailable::Invalid(format!(
-                "{hidden} numbers do not split into {heads} heads and config.json gives no head_dim"
+                "{hidden} numbers do not split into {heads} heads and {} gives no head_dim",
+                settings.origin()
             )));
         }
     };
@@ -104,11 +112,13 @@ pub fn load(
             let (eps, note) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
             notes.push(format!("input_layernorm: RMSNorm, {note}"));
             let weight = vector(source, &norm_weight, hidden)?;
-            InputNorm::Rms(if variant == Variant::Gemma {
-                RmsNorm::gemma(weight, eps)
-            } else {
-                RmsNorm::new(weight, eps)
-            })
+            InputNorm::Rms(
+                if variant == Variant::Gemma && !conversion.norm_weights_include_one {
+                    RmsNorm::gemma(weight, eps)
+                } else {
+                    RmsNorm::new(weight, eps)
+                },
+            )
         }
         Variant::PartialRotary { .. } => {
             let (eps, note) = epsilon(settings, &["layer_norm_eps"], 1e-5)?;
@@ -162,7 +172,15 @@ pub fn load(
     if projections.iter().any(Linear::has_bias) {
         notes.push("the query, key and value layers add biases".to_owned());
     }
-    let rope = rope(settings, variant, head_dims, &mut notes)?;
+    let mut rope = rope(settings, variant, head_dims, &mut notes)?;
+    if conversion.interleaved_query_key_rows {
+        rope = rope.with_pairs(Pairs::Adjacent, head_dims)?;
+        notes.push(
+            "the file interleaves each head's query and key rows (llama.cpp's converter), so \
+             RoPE turns neighbouring numbers: the same pairs, the same scores"
+                .to_owned(),
+        );
+    }
 
     let context = settings
         .count(&["max_position_embeddings"], usize::MAX >> 12)?

@@ -22,6 +22,20 @@ pub struct TensorShape {
     pub dtype: Option<Dtype>,
 }
 
+/// How a store's tensors differ from the Hugging Face checkpoint they were converted from.
+///
+/// A safetensors checkpoint is the original (both false); llama.cpp's converter changes some
+/// tensors on the way into a GGUF file, and the layer must undo that in its arithmetic.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conversion {
+    /// Each head's query and key rows interleaved, so that the pairs `RoPE` turns together
+    /// sit side by side (llama.cpp's `permute` for its Llama-family models).
+    pub interleaved_query_key_rows: bool,
+    /// Gemma's norm weights stored as `1 + weight`, the 1 already added (llama.cpp's Gemma
+    /// converters add it, as llama.cpp's `RMSNorm` multiplies by the weight alone).
+    pub norm_weights_include_one: bool,
+}
+
 /// A store of named tensors, read in place.
 pub trait TensorSource {
     /// The tensor's shape and dtype, or `None` when there is no tensor of that name.
@@ -39,6 +53,12 @@ pub trait TensorSource {
 
     /// Every tensor name, in any order.
     fn names(&self) -> Vec<String>;
+
+    /// How the tensors were changed from the Hugging Face checkpoint's (not at all, unless
+    /// the store says so).
+    fn conversion(&self) -> Conversion {
+        Conversion::default()
+    }
 }
 
 /// Whether the source holds a tensor of that name.
@@ -175,17 +195,34 @@ impl TensorSource for SafetensorsBytes {
     }
 }
 
-/// `config.json`'s settings, as far as layer 0 needs them.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// `config.json`'s settings, as far as layer 0 needs them (or the same settings read from
+/// elsewhere, such as a GGUF file's metadata).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     fields: Map<String, Value>,
+    origin: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self::new(Map::new())
+    }
 }
 
 impl Settings {
     /// The settings of a parsed `config.json` object.
     #[must_use]
     pub fn new(fields: Map<String, Value>) -> Self {
-        Self { fields }
+        Self::read_from(fields, "config.json")
+    }
+
+    /// Settings under `config.json`'s names, read from `origin` (named in notes and messages).
+    #[must_use]
+    pub fn read_from(fields: Map<String, Value>, origin: impl Into<String>) -> Self {
+        Self {
+            fields,
+            origin: origin.into(),
+        }
     }
 
     /// Parses `config.json` text.
@@ -194,9 +231,15 @@ impl Settings {
     /// When the text is not a JSON object.
     pub fn parse(text: &str) -> Result<Self> {
         match serde_json::from_str(text)? {
-            Value::Object(fields) => Ok(Self { fields }),
+            Value::Object(fields) => Ok(Self::new(fields)),
             other => bail!("config.json is {other}, not an object of settings"),
         }
+    }
+
+    /// Where the settings were read: `config.json`, or the file's metadata.
+    #[must_use]
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// A text setting such as `model_type`.
@@ -217,7 +260,7 @@ impl Settings {
                     return value
                         .as_f64()
                         .map(Some)
-                        .ok_or_else(|| anyhow!("config.json: {key} is {value}, not a number"));
+                        .ok_or_else(|| anyhow!("{}: {key} is {value}, not a number", self.origin));
                 }
             }
         }
@@ -236,7 +279,8 @@ impl Settings {
         let in_range = number.fract() == 0.0 && number >= 1.0 && number <= limit as f64;
         if !in_range {
             bail!(
-                "config.json: {} is {number}, not a whole number from 1 to {limit}",
+                "{}: {} is {number}, not a whole number from 1 to {limit}",
+                self.origin,
                 keys[0]
             );
         }

@@ -6,13 +6,16 @@ use std::sync::Arc;
 use anyhow::{Result, anyhow};
 
 use super::checkpoint::Checkpoint;
+use super::gguf_layer0::open_gguf_layer0;
+use super::ollama::{locate_ollama, ollama_reference};
 use super::safetensors::float_dtype;
+use crate::core::gguf::is_gguf;
 use crate::core::layer0::source::{Settings, TensorShape, TensorSource};
 use crate::core::layer0::{Layer0, Unavailable, load};
 use crate::core::table::{Dtype, Table};
 
-/// Reads layer 0 of the checkpoint at `path` (a folder, a `.safetensors` file or an index),
-/// or says why it cannot be computed.
+/// Reads layer 0 of the checkpoint at `path` (a folder, a `.safetensors` file or an index, a
+/// GGUF file or `ollama:NAME[:TAG]`), or says why it cannot be computed.
 ///
 /// The files are mapped again (only their headers are parsed) and the layer's weights are
 /// read in place.
@@ -20,6 +23,12 @@ use crate::core::table::{Dtype, Table};
 /// # Errors
 /// When the files cannot be read at all; a model without a usable layer 0 is `Ok(Err(why))`.
 pub fn open_layer0(path: &Path) -> Result<Result<Layer0, Unavailable>> {
+    if let Some(reference) = ollama_reference(path) {
+        return open_gguf_layer0(&locate_ollama(reference)?.blob);
+    }
+    if path.is_file() && is_gguf(path) {
+        return open_gguf_layer0(path);
+    }
     let checkpoint = Checkpoint::read(path)?;
     let settings = checkpoint
         .config

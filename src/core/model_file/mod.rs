@@ -17,6 +17,7 @@ mod checkpoint;
 mod detect;
 mod gguf;
 mod gguf_detect;
+mod gguf_layer0;
 #[cfg(test)]
 mod gguf_tests;
 pub mod hub_cache;

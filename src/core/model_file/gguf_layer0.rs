@@ -1,0 +1,265 @@
+//! A GGUF file's own first attention layer: llama.cpp's tensor names and metadata read as the
+//! Hugging Face names and `config.json` settings that [`crate::core::layer0`] asks for.
+//!
+//! This file is the one home of both tables: which GGUF tensor each Hugging Face name is
+//! ([`NAMES`]), and which metadata key each setting comes from ([`settings`]). What llama.cpp's
+//! converter changed on the way (interleaved query and key rows, Gemma's norm weights with
+//! their 1 added) is said per architecture in [`ARCHITECTURES`], and the layer undoes it in its
+//! arithmetic rather than by copying weights.
+
+use std::path::Path;
+
+use anyhow::{Result, anyhow, bail};
+use serde_json::{Map, Value};
+
+use crate::core::gguf::{GgufFile, MetadataValue};
+use crate::core::layer0::source::{Conversion, Settings, TensorShape, TensorSource};
+use crate::core::layer0::{Layer0, Unavailable, load};
+use crate::core::table::Table;
+
+/// Hugging Face's name for each layer-0 tensor, and llama.cpp's.
+const NAMES: [(&str, &str); 11] = [
+    ("model.embed_tokens.weight", "token_embd.weight"),
+    (
+        "model.layers.0.input_layernorm.weight",
+        "blk.0.attn_norm.weight",
+    ),
+    (
+        "model.layers.0.self_attn.q_proj.weight",
+        "blk.0.attn_q.weight",
+    ),
+    ("model.layers.0.self_attn.q_proj.bias", "blk.0.attn_q.bias"),
+    (
+        "model.layers.0.self_attn.k_proj.weight",
+        "blk.0.attn_k.weight",
+    ),
+    ("model.layers.0.self_attn.k_proj.bias", "blk.0.attn_k.bias"),
+    (
+        "model.layers.0.self_attn.v_proj.weight",
+        "blk.0.attn_v.weight",
+    ),
+    ("model.layers.0.self_attn.v_proj.bias", "blk.0.attn_v.bias"),
+    (
+        "model.layers.0.self_attn.q_norm.weight",
+        "blk.0.attn_q_norm.weight",
+    ),
+    (
+        "model.layers.0.self_attn.k_norm.weight",
+        "blk.0.attn_k_norm.weight",
+    ),
+    // Llama 3's frequency scaling, which llama.cpp stores as a tensor of divisors.
+    ("rope_freqs.weight", "rope_freqs.weight"),
+];
+
+/// A `general.architecture` whose layer 0 embedlens reads: the Hugging Face `model_type` it
+/// was converted from, and what the converter changed.
+struct GgufArchitecture {
+    name: &'static str,
+    model_type: &'static str,
+    conversion: Conversion,
+}
+
+/// The architectures read, as llama.cpp's `convert_hf_to_gguf.py` writes them: `LlamaModel`
+/// permutes the query and key rows of each head (its `RoPE` turns neighbouring numbers); the
+/// Gemma models add 1 to every norm weight; Qwen2 is stored as it is.
+const ARCHITECTURES: [GgufArchitecture; 3] = [
+    GgufArchitecture {
+        name: "llama",
+        model_type: "llama",
+        conversion: Conversion {
+            interleaved_query_key_rows: true,
+            norm_weights_include_one: false,
+        },
+    },
+    GgufArchitecture {
+        name: "qwen2",
+        model_type: "qwen2",
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: false,
+        },
+    },
+    GgufArchitecture {
+        name: "gemma",
+        model_type: "gemma",
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: true,
+        },
+    },
+];
+
+/// Reads layer 0 of a GGUF file, or says why it cannot be computed.
+///
+/// # Errors
+/// When the file is not readable GGUF; a file without a usable layer 0 is `Ok(Err(why))`.
+pub(super) fn open_gguf_layer0(path: &Path) -> Result<Result<Layer0, Unavailable>> {
+    let file = GgufFile::open(path)?;
+    let Some(name) = file.text("general.architecture") else {
+        return Ok(Err(Unavailable::GgufArchitecture(None)));
+    };
+    let Some(architecture) = ARCHITECTURES.iter().find(|known| known.name == name) else {
+        return Ok(Err(Unavailable::GgufArchitecture(Some(name.to_owned()))));
+    };
+    let source = GgufTensors {
+        file: &file,
+        conversion: architecture.conversion,
+    };
+    if source.shape("rope_freqs.weight").is_some() {
+        return Ok(Err(Unavailable::Setting {
+            name: "rope_freqs.weight".to_owned(),
+            value: "a tensor of RoPE frequency divisors (Llama 3's scaling)".to_owned(),
+        }));
+    }
+    let settings = match settings(&file, architecture) {
+        Ok(settings) => settings,
+        Err(error) => return Ok(Err(error.into())),
+    };
+    Ok(load(&source, Some(&settings)))
+}
+
+/// The metadata as the `config.json` settings layer 0 reads.
+#[expect(
+    clippy::float_cmp,
+    reason = "head widths are whole numbers, exact in f64"
+)]
+fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings> {
+    let arch = architecture.name;
+    let mut fields = Map::new();
+    fields.insert("model_type".to_owned(), architecture.model_type.into());
+    let mut copy = |setting: &str, key: &str| -> Result<Option<f64>> {
+        let key = format!("{arch}.{key}");
+        let Some(number) = first_number(file, &key)? else {
+            return Ok(None);
+        };
+        let value = serde_json::Number::from_f64(number)
+            .ok_or_else(|| anyhow!("{}: {key} is {number}", file.path().display()))?;
+        fields.insert(setting.to_owned(), Value::Number(value));
+        Ok(Some(number))
+    };
+    copy("num_attention_heads", "attention.head_count")?;
+    copy("num_key_value_heads", "attention.head_count_kv")?;
+    copy("rms_norm_eps", "attention.layer_norm_rms_epsilon")?;
+    copy("rope_theta", "rope.freq_base")?;
+    copy("max_position_embeddings", "context_length")?;
+    let key_length = copy("head_dim", "attention.key_length")?;
+    let value_length = first_number(file, &format!("{arch}.attention.value_length"))?;
+    if let (Some(keys), Some(values)) = (key_length, value_length)
+        && keys != values
+    {
+        bail!(
+            "{}: {arch}.attention.key_length {keys} and value_length {values} differ; layer 0 \
+             reads heads as wide for values as for keys",
+            file.path().display()
+        );
+    }
+    if let Some(scaling) = file.text(&format!("{arch}.rope.scaling.type"))
+        && scaling != "none"
+    {
+        bail!(
+            "{}: {arch}.rope.scaling.type is {scaling}, which embedlens does not apply",
+            file.path().display()
+        );
+    }
+    if let Some(rotated) = first_number(file, &format!("{arch}.rope.dimension_count"))? {
+        let head_dims = match key_length {
+            Some(dims) => dims,
+            None => head_width(file, arch)?,
+        };
+        if rotated != head_dims {
+            fields.insert(
+                "partial_rotary_factor".to_owned(),
+                Value::from(rotated / head_dims),
+            );
+        }
+    }
+    Ok(Settings::read_from(fields, "the GGUF metadata"))
+}
+
+/// `embedding_length / head_count`, a head's width when the file gives no `key_length`.
+fn head_width(file: &GgufFile, arch: &str) -> Result<f64> {
+    let number = |key: &str| -> Result<f64> {
+        first_number(file, &format!("{arch}.{key}"))?
+            .ok_or_else(|| anyhow!("{}: no {arch}.{key}", file.path().display()))
+    };
+    Ok(number("embedding_length")? / number("attention.head_count")?)
+}
+
+/// A metadata number, or the first of an array of them (llama.cpp writes some per layer).
+fn first_number(file: &GgufFile, key: &str) -> Result<Option<f64>> {
+    let value = match file.get(key) {
+        None => return Ok(None),
+        Some(MetadataValue::Array(items)) => items.first(),
+        Some(value) => Some(value),
+    };
+    match value.map(MetadataValue::as_f64) {
+        None => Ok(None),
+        Some(Some(number)) => Ok(Some(number)),
+        Some(None) => bail!(
+            "{}: {key} is {}, not a number",
+            file.path().display(),
+            file.get(key).map(ToString::to_string).unwrap_or_default()
+        ),
+    }
+}
+
+/// A GGUF file's tensors under the Hugging Face names of [`NAMES`].
+struct GgufTensors<'a> {
+    file: &'a GgufFile,
+    conversion: Conversion,
+}
+
+impl GgufTensors<'_> {
+    /// The GGUF name of a Hugging Face name, when the table has it.
+    fn gguf_name(name: &str) -> Option<&'static str> {
+        NAMES
+            .iter()
+            .find(|(hugging_face, _)| *hugging_face == name)
+            .map(|&(_, gguf)| gguf)
+    }
+}
+
+impl TensorSource for GgufTensors<'_> {
+    fn shape(&self, name: &str) -> Option<TensorShape> {
+        let tensor = self.file.tensor(Self::gguf_name(name)?)?;
+        Some(TensorShape {
+            shape: tensor
+                .shape()
+                .iter()
+                .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
+                .collect(),
+            dtype: tensor.ggml_type.dtype(),
+        })
+    }
+
+    fn table(&self, name: &str, rows: usize, cols: usize) -> Result<Table> {
+        let gguf = Self::gguf_name(name)
+            .ok_or_else(|| anyhow!("{}: no tensor named {name}", self.display_name()))?;
+        let table = self.file.table(gguf)?;
+        if (table.rows(), table.cols()) != (rows, cols) {
+            bail!(
+                "{}: {gguf} is {}×{}; layer 0 needs {rows}×{cols}",
+                self.display_name(),
+                table.rows(),
+                table.cols()
+            );
+        }
+        Ok(table)
+    }
+
+    fn display_name(&self) -> String {
+        self.file.path().display().to_string()
+    }
+
+    fn names(&self) -> Vec<String> {
+        NAMES
+            .iter()
+            .filter(|(_, gguf)| self.file.tensor(gguf).is_some())
+            .map(|&(hugging_face, _)| hugging_face.to_owned())
+            .collect()
+    }
+
+    fn conversion(&self) -> Conversion {
+        self.conversion
+    }
+}
