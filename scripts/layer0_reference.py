@@ -14,6 +14,7 @@ side), computed by transformers in float32 with eager attention:
 
 Usage (in a scratch virtual environment with torch, transformers, safetensors):
     python scripts/layer0_reference.py            # all families
+    python scripts/layer0_reference.py --only gemma3  # one family
     python scripts/layer0_reference.py --check DIR  # one real checkpoint folder: prints JSON
 """
 
@@ -70,6 +71,18 @@ FAMILIES = {
              num_key_value_heads=1, head_dim=16, intermediate_size=37,
              max_position_embeddings=64, rms_norm_eps=1e-6, rope_theta=10000.0),
         torch.float32,
+    ),
+    # Layer 0 is a sliding-attention layer: its RoPE base is rope_local_base_freq (10000), not
+    # rope_theta; q_norm and k_norm normalise each head; scores are scaled by
+    # query_pre_attn_scalar^-1/2. Both are the values llama.cpp assumes for Gemma 3, so the
+    # same checkpoint converted to GGUF must give the same numbers.
+    "gemma3": (
+        transformers.Gemma3TextConfig,
+        dict(vocab_size=64, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+             num_key_value_heads=2, head_dim=16, intermediate_size=37,
+             max_position_embeddings=64, rms_norm_eps=1e-6, rope_theta=1000000.0,
+             rope_local_base_freq=10000.0, query_pre_attn_scalar=16, sliding_window=32),
+        torch.bfloat16,
     ),
 }
 
@@ -195,8 +208,10 @@ def word_tokenizer(special):
     return tokenizer
 
 
-def write_families():
+def write_families(only=None):
     for seed, (name, (config_class, settings, dtype)) in enumerate(FAMILIES.items()):
+        if only is not None and name != only:
+            continue
         torch.manual_seed(seed)
         config = config_class(**settings)
         model = transformers.AutoModel.from_config(config, attn_implementation="eager")
@@ -227,13 +242,14 @@ def check(folder, text_or_ids):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", metavar="DIR", help="a real checkpoint folder")
+    parser.add_argument("--only", metavar="NAME", help="write one family's fixture only")
     parser.add_argument("--ids", default="101,3899,7087,2158,102",
                         help="comma-separated token ids for --check")
     args = parser.parse_args()
     if args.check:
         check(args.check, args.ids)
     else:
-        write_families()
+        write_families(args.only)
 
 
 if __name__ == "__main__":

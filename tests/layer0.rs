@@ -115,8 +115,9 @@ fn open_as_gguf(name: &str, weights: common::GgufWeights) -> Layer0 {
 
 #[test]
 fn gguf_files_converted_by_llama_cpp_match_transformers() {
-    // Llama's rows interleaved, Gemma's norm weights with their 1 added, Qwen2's biases.
-    for name in ["llama_gqa_bf16", "gemma", "qwen2_biases_f16"] {
+    // Llama's rows interleaved, Gemma's norm weights with their 1 added (Gemma 3's head norms
+    // too), Qwen2's biases.
+    for name in ["llama_gqa_bf16", "gemma", "gemma3", "qwen2_biases_f16"] {
         let layer = open_as_gguf(name, common::GgufWeights::F32);
         let (weight_gap, output_gap) = largest_gaps(name, &layer);
         assert!(
@@ -134,7 +135,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
 /// softmax that stays within a few hundredths.
 #[test]
 fn gguf_files_with_q8_0_weights_match_transformers_within_the_quantization() {
-    for name in ["llama_gqa_bf16", "gemma", "qwen2_biases_f16"] {
+    for name in ["llama_gqa_bf16", "gemma", "gemma3", "qwen2_biases_f16"] {
         let layer = open_as_gguf(name, common::GgufWeights::Q8_0);
         let (weight_gap, output_gap) = largest_gaps(name, &layer);
         assert!(
@@ -177,6 +178,13 @@ fn stablelm_with_partial_rotary_matches_transformers() {
 #[test]
 fn gemma_with_its_scaling_matches_transformers() {
     matches_reference("gemma");
+}
+
+#[test]
+fn gemma3_with_its_head_norms_and_sliding_layer_matches_transformers() {
+    matches_reference("gemma3");
+    // Layer 0 slides over 32 tokens; within them the window hides nothing.
+    assert_eq!(open("gemma3").context_length(), 32);
 }
 
 fn bits(run: &Layer0Run, token: usize) -> Vec<u32> {

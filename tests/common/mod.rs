@@ -157,10 +157,10 @@ pub enum GgufWeights {
     Q8_0,
 }
 
-/// Writes layer 0 of a small Llama, Qwen2 or Gemma checkpoint folder (its `config.json` and
+/// Writes layer 0 of a small Llama, Qwen2, Gemma or Gemma 3 checkpoint folder (its `config.json` and
 /// `model.safetensors`) into a GGUF file as llama.cpp's `convert_hf_to_gguf.py` would: its
 /// names and metadata keys, each Llama head's query and key rows interleaved (`permute`), 1
-/// added to Gemma's norm weights; norms, biases and the token table in `F32`.
+/// added to Gemma's norm weights (in float32); norms, biases and the token table in `F32`.
 pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
     use embedlens::core::gguf::{GgmlType, GgufWriter};
     use embedlens::core::layer0::source::{SafetensorsBytes, TensorSource};
@@ -169,7 +169,7 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
         serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).unwrap())
             .unwrap();
     let count = |key: &str| config[key].as_u64().map(|n| usize::try_from(n).unwrap());
-    let arch = config["model_type"].as_str().unwrap().to_owned();
+    let arch = gguf_architecture(&config);
     let hidden = count("hidden_size").unwrap();
     let heads = count("num_attention_heads").unwrap();
     let kv_heads = count("num_key_value_heads").unwrap_or(heads);
@@ -204,10 +204,19 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
     let token = rows_of("embed_tokens.weight");
     writer = f32_tensor(writer, "token_embd.weight", &token, false);
     let mut norm = rows_of("layers.0.input_layernorm.weight");
-    if arch == "gemma" {
+    let gemma = arch.starts_with("gemma");
+    if gemma {
         norm[0].iter_mut().for_each(|w| *w += 1.0);
     }
     writer = f32_tensor(writer, "blk.0.attn_norm.weight", &norm, true);
+    for (hf, gguf) in [("q_norm", "attn_q_norm"), ("k_norm", "attn_k_norm")] {
+        let name = format!("layers.0.self_attn.{hf}.weight");
+        if source.shape(&name).is_some() {
+            let mut norm = rows_of(&name);
+            norm[0].iter_mut().for_each(|w| *w += 1.0);
+            writer = f32_tensor(writer, &format!("blk.0.{gguf}.weight"), &norm, true);
+        }
+    }
     for (hf, gguf, head_count) in [
         ("q", "attn_q", heads),
         ("k", "attn_k", kv_heads),
@@ -251,11 +260,17 @@ fn converted_metadata(
 ) -> embedlens::core::gguf::GgufWriter {
     use embedlens::core::gguf::{GgufWriter, MetadataValue};
 
-    let arch = config["model_type"].as_str().unwrap();
+    let arch = gguf_architecture(config);
+    let arch = arch.as_str();
     let count = |key: &str| usize::try_from(config[key].as_u64().unwrap()).unwrap();
     let hidden = count("hidden_size");
     let eps = config["rms_norm_eps"].as_f64().unwrap();
-    let theta = config["rope_parameters"]["rope_theta"].as_f64().unwrap();
+    // Gemma 3 keeps a base per kind of layer; GGUF stores the full-attention one.
+    let rope = &config["rope_parameters"];
+    let theta = rope["rope_theta"]
+        .as_f64()
+        .or_else(|| rope["full_attention"]["rope_theta"].as_f64())
+        .unwrap();
     #[expect(
         clippy::cast_possible_truncation,
         reason = "GGUF stores these as float32, as the converter writes them"
@@ -278,12 +293,26 @@ fn converted_metadata(
         )
         .metadata(&format!("{arch}.rope.freq_base"), MetadataValue::F32(theta))
         .metadata(&format!("{arch}.rope.dimension_count"), number(head_dim));
+    if arch == "gemma3" {
+        writer = writer.metadata(
+            "gemma3.attention.sliding_window",
+            number(count("sliding_window")),
+        );
+    }
     if head_dim * heads != hidden {
         writer = writer
             .metadata(&format!("{arch}.attention.key_length"), number(head_dim))
             .metadata(&format!("{arch}.attention.value_length"), number(head_dim));
     }
     writer
+}
+
+/// The `general.architecture` llama.cpp gives a `config.json`'s `model_type`.
+fn gguf_architecture(config: &Value) -> String {
+    match config["model_type"].as_str().unwrap() {
+        "gemma3_text" => "gemma3".to_owned(),
+        other => other.to_owned(),
+    }
 }
 
 /// llama.cpp's `permute` of one matrix's rows, head by head: row `2k` of a head takes row `k`,

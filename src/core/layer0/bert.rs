@@ -120,6 +120,7 @@ pub fn load(
             norm,
         },
         projections,
+        head_norms: None,
         layout: HeadLayout {
             heads,
             kv_heads: heads,

@@ -95,6 +95,7 @@ pub fn load(
             norm,
         },
         projections,
+        head_norms: None,
         layout: HeadLayout {
             heads,
             kv_heads: heads,

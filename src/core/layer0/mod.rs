@@ -5,9 +5,14 @@
 //!   bias → each head's scaled dot product → softmax, no mask ([`bert`]);
 //! - GPT-2: token + position → `ln_1` → `c_attn` split into query, key and value → heads under
 //!   the causal mask ([`gpt2`]);
-//! - Llama-style (Llama, Mistral, Qwen2, Gemma, `StableLM`, Phi): `input_layernorm` → q/k/v
-//!   projections → `RoPE` (partial where the config says so) → grouped-query heads under the
-//!   causal mask ([`rotary`]).
+//! - Llama-style (Llama, Mistral, Qwen2, Gemma, Gemma 3, `StableLM`, Phi): `input_layernorm` →
+//!   q/k/v projections (Gemma 3: a norm of each query and key head, [`gemma3`]) → `RoPE`
+//!   (partial where the config says so) → grouped-query heads under the causal mask
+//!   ([`rotary`]).
+//!
+//! The tensors come from any [`source::TensorSource`]: a safetensors checkpoint, or a GGUF
+//! file read under the same names (`crate::core::model_file`), whose conversion the layer
+//! undoes in its arithmetic ([`source::Conversion`]).
 //!
 //! "Without positions" means no learned position row for BERT and GPT-2, and no rotation for
 //! `RoPE` models. Every sum over tokens is taken in an order that does not depend on where the
@@ -16,6 +21,7 @@
 
 pub mod bert;
 pub mod claim;
+pub mod gemma3;
 pub mod gpt2;
 pub mod heads;
 pub mod input;
@@ -33,6 +39,7 @@ use ndarray::Array2;
 use heads::{HeadLayout, HeadResult, attend};
 use input::InputStage;
 use linear::Linear;
+use norm::HeadNorms;
 use rope::Rope;
 use source::{Settings, TensorSource};
 
@@ -101,7 +108,7 @@ pub enum Unavailable {
 }
 
 /// The GGUF architectures whose layer 0 embedlens reads, for messages.
-pub const GGUF_ARCHITECTURES: &str = "llama, qwen2 and gemma";
+pub const GGUF_ARCHITECTURES: &str = "llama, qwen2, gemma and gemma3";
 
 impl fmt::Display for Unavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -161,6 +168,7 @@ pub struct Layer0 {
     key: Linear,
     value: Linear,
     layout: HeadLayout,
+    head_norms: Option<HeadNorms>,
     rope: Option<Rope>,
     causal: bool,
     scale: f64,
@@ -308,6 +316,10 @@ impl Layer0 {
         let mut queries = self.query.apply(flat);
         let mut keys = self.key.apply(flat);
         let values = self.value.apply(flat);
+        if let Some(norms) = &self.head_norms {
+            norms.apply(&mut queries, true);
+            norms.apply(&mut keys, false);
+        }
         if let (Some(rope), true) = (&self.rope, with_positions) {
             let dims = self.layout.head_dims;
             for (position, vector) in queries
@@ -362,8 +374,12 @@ impl Layer0 {
         let inputs = self.input.vectors(&[id], false)?;
         let flat = inputs.as_slice()?;
         let dims = self.layout.head_dims;
-        let query = self.query.apply(flat);
-        let key = self.key.apply(flat);
+        let mut query = self.query.apply(flat);
+        let mut key = self.key.apply(flat);
+        if let Some(norms) = &self.head_norms {
+            norms.apply(&mut query, true);
+            norms.apply(&mut key, false);
+        }
         let scores = (0..self.layout.heads)
             .map(|head| {
                 let query = &query[head * dims..(head + 1) * dims];
@@ -411,6 +427,7 @@ pub(crate) struct Parts {
     input: InputStage,
     projections: [Linear; 3],
     layout: HeadLayout,
+    head_norms: Option<HeadNorms>,
     rope: Option<Rope>,
     causal: bool,
     scale: f64,
@@ -465,6 +482,7 @@ impl Parts {
             key,
             value,
             layout,
+            head_norms: self.head_norms,
             rope: self.rope,
             causal: self.causal,
             scale: self.scale,

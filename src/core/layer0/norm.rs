@@ -112,6 +112,30 @@ impl InputNorm {
     }
 }
 
+/// Gemma 3's norms of each query and key head (`q_norm`, `k_norm`), applied after the
+/// projections and before the rotation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadNorms {
+    /// `q_norm`, as wide as a head.
+    pub query: RmsNorm,
+    /// `k_norm`, as wide as a head.
+    pub key: RmsNorm,
+}
+
+impl HeadNorms {
+    /// Normalises every head of one or more tokens' queries (`query` true) or keys in place;
+    /// `vectors` holds whole heads of the norm's width.
+    pub fn apply(&self, vectors: &mut [f32], query: bool) {
+        let norm = if query { &self.query } else { &self.key };
+        for head in vectors.chunks_exact_mut(norm.width()) {
+            let normalised = norm.apply(ndarray::ArrayView1::from(&*head));
+            for (out, value) in head.iter_mut().zip(normalised) {
+                *out = value;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,13 +2,15 @@
 //! under the causal mask.
 //!
 //! Llama, Mistral, Mixtral and Qwen2 (with its q/k/v biases) use `RMSNorm`; Gemma scales the
-//! token vector by `√hidden` and uses `RMSNorm` with `(1 + weight)`; `StableLM` and Phi use
+//! token vector by `√hidden` and uses `RMSNorm` with `(1 + weight)`, and Gemma 3 adds its own
+//! attention details ([`super::gemma3`]); `StableLM` and Phi use
 //! `LayerNorm` and rotate only part of each head (`partial_rotary_factor`).
 
+use super::gemma3;
 use super::heads::HeadLayout;
 use super::input::InputStage;
 use super::linear::{Linear, round_to_f32};
-use super::norm::{InputNorm, RmsNorm};
+use super::norm::{HeadNorms, InputNorm, RmsNorm};
 use super::rope::{Llama3Scaling, Pairs, Rope};
 use super::source::{Settings, TensorSource, has, matrix, optional_vector, vector};
 use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
@@ -27,6 +29,9 @@ enum Variant {
     Llama,
     /// `√hidden` scaling, `RMSNorm` with `(1 + weight)`.
     Gemma,
+    /// Gemma's, with a norm of each query and key head, its own score scale, and a sliding
+    /// window with its own `RoPE` base ([`super::gemma3`]).
+    Gemma3,
     /// `LayerNorm`, part of each head rotated (default factor given).
     PartialRotary { default_factor_percent: u32 },
 }
@@ -35,6 +40,7 @@ fn variant(model_type: &str) -> Option<Variant> {
     match model_type {
         "llama" | "mistral" | "mixtral" | "qwen2" | "qwen2_moe" => Some(Variant::Llama),
         "gemma" => Some(Variant::Gemma),
+        "gemma3_text" => Some(Variant::Gemma3),
         "stablelm" => Some(Variant::PartialRotary {
             default_factor_percent: 25,
         }),
@@ -78,12 +84,21 @@ pub fn load(
     let token = matrix(source, &token_name, rows, hidden)?;
     let mut notes = Vec::new();
     let conversion = source.conversion();
-    if conversion.norm_weights_include_one && variant == Variant::Gemma {
+    let gemma = matches!(variant, Variant::Gemma | Variant::Gemma3);
+    if conversion.norm_weights_include_one && gemma {
         notes.push(
             "Gemma: the file stores each norm weight with its 1 already added (1 + weight)"
                 .to_owned(),
         );
     }
+    // Gemma scales by `1 + weight`, unless the file stores the weight with its 1 added.
+    let rms_norm = |weight, eps| {
+        if gemma && !conversion.norm_weights_include_one {
+            RmsNorm::gemma(weight, eps)
+        } else {
+            RmsNorm::new(weight, eps)
+        }
+    };
 
     let heads = settings
         .count(&["num_attention_heads"], hidden)?
@@ -108,17 +123,11 @@ pub fn load(
     let block = format!("{prefix}layers.0.");
     let norm_weight = format!("{block}input_layernorm.weight");
     let norm = match variant {
-        Variant::Llama | Variant::Gemma => {
+        Variant::Llama | Variant::Gemma | Variant::Gemma3 => {
             let (eps, note) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
             notes.push(format!("input_layernorm: RMSNorm, {note}"));
             let weight = vector(source, &norm_weight, hidden)?;
-            InputNorm::Rms(
-                if variant == Variant::Gemma && !conversion.norm_weights_include_one {
-                    RmsNorm::gemma(weight, eps)
-                } else {
-                    RmsNorm::new(weight, eps)
-                },
-            )
+            InputNorm::Rms(rms_norm(weight, eps))
         }
         Variant::PartialRotary { .. } => {
             let (eps, note) = epsilon(settings, &["layer_norm_eps"], 1e-5)?;
@@ -135,7 +144,7 @@ pub fn load(
             InputNorm::Layer(norm)
         }
     };
-    let multiplier = (variant == Variant::Gemma).then(|| {
+    let multiplier = gemma.then(|| {
         #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
         let root = (hidden as f64).sqrt();
         let factor = round_to_f32(root);
@@ -144,8 +153,25 @@ pub fn load(
         ));
         factor
     });
+    let head_norms = if variant == Variant::Gemma3 {
+        let (eps, _) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
+        let norm = |name: &str| -> Result<RmsNorm, Unavailable> {
+            let weight = vector(
+                source,
+                &format!("{block}self_attn.{name}.weight"),
+                head_dims,
+            )?;
+            Ok(rms_norm(weight, eps))
+        };
+        Some(HeadNorms {
+            query: norm("q_norm")?,
+            key: norm("k_norm")?,
+        })
+    } else {
+        None
+    };
     for qk_norm in ["q_norm", "k_norm", "q_layernorm", "k_layernorm"] {
-        if has(source, &format!("{block}self_attn.{qk_norm}.weight")) {
+        if head_norms.is_none() && has(source, &format!("{block}self_attn.{qk_norm}.weight")) {
             return Err(Unavailable::Setting {
                 name: format!("self_attn.{qk_norm}"),
                 value: "a norm of queries and keys".to_owned(),
@@ -172,7 +198,13 @@ pub fn load(
     if projections.iter().any(Linear::has_bias) {
         notes.push("the query, key and value layers add biases".to_owned());
     }
-    let mut rope = rope(settings, variant, head_dims, &mut notes)?;
+    let (mut rope, scale, window) = if variant == Variant::Gemma3 {
+        let attention = gemma3::attention(settings, head_dims, &mut notes)?;
+        (attention.rope, attention.scale, attention.window)
+    } else {
+        let rope = rope(settings, variant, head_dims, &mut notes)?;
+        (rope, inverse_sqrt(head_dims), None)
+    };
     if conversion.interleaved_query_key_rows {
         rope = rope.with_pairs(Pairs::Adjacent, head_dims)?;
         notes.push(
@@ -185,6 +217,7 @@ pub fn load(
     let context = settings
         .count(&["max_position_embeddings"], usize::MAX >> 12)?
         .unwrap_or(super::DEFAULT_TOKEN_CAP);
+    let context = context.min(window.unwrap_or(usize::MAX));
     let affordable = (WEIGHT_BUDGET / heads).isqrt();
     if affordable < context {
         notes.push(format!(
@@ -206,9 +239,10 @@ pub fn load(
             kv_heads,
             head_dims,
         },
+        head_norms,
         rope: Some(rope),
         causal: true,
-        scale: inverse_sqrt(head_dims),
+        scale,
         context_length: context.min(affordable),
         notes,
     }
@@ -231,7 +265,7 @@ fn rope(
         Variant::PartialRotary {
             default_factor_percent,
         } => f64::from(default_factor_percent) / 100.0,
-        Variant::Llama | Variant::Gemma => 1.0,
+        Variant::Llama | Variant::Gemma | Variant::Gemma3 => 1.0,
     };
     let factor = settings
         .number(&["partial_rotary_factor"])?

@@ -304,6 +304,31 @@ impl Settings {
         self.fields.get(object)?.get(key)?.as_str()
     }
 
+    /// A number deeper inside nested objects, such as
+    /// `rope_parameters.sliding_attention.rope_theta`.
+    #[must_use]
+    pub fn path_number(&self, path: &[&str]) -> Option<f64> {
+        self.at_path(path)?.as_f64()
+    }
+
+    /// A text deeper inside nested objects.
+    #[must_use]
+    pub fn path_text(&self, path: &[&str]) -> Option<&str> {
+        self.at_path(path)?.as_str()
+    }
+
+    fn at_path(&self, path: &[&str]) -> Option<&Value> {
+        let (first, rest) = path.split_first()?;
+        rest.iter()
+            .try_fold(self.fields.get(*first)?, |value, key| value.get(*key))
+    }
+
+    /// Item `index` of a list of texts, such as `layer_types[0]`.
+    #[must_use]
+    pub fn list_text(&self, key: &str, index: usize) -> Option<&str> {
+        self.fields.get(key)?.get(index)?.as_str()
+    }
+
     /// Whether a setting is present and not null.
     #[must_use]
     pub fn is_set(&self, key: &str) -> bool {

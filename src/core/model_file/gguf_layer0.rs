@@ -62,7 +62,7 @@ struct GgufArchitecture {
 /// The architectures read, as llama.cpp's `convert_hf_to_gguf.py` writes them: `LlamaModel`
 /// permutes the query and key rows of each head (its `RoPE` turns neighbouring numbers); the
 /// Gemma models add 1 to every norm weight; Qwen2 is stored as it is.
-const ARCHITECTURES: [GgufArchitecture; 3] = [
+const ARCHITECTURES: [GgufArchitecture; 4] = [
     GgufArchitecture {
         name: "llama",
         model_type: "llama",
@@ -82,6 +82,14 @@ const ARCHITECTURES: [GgufArchitecture; 3] = [
     GgufArchitecture {
         name: "gemma",
         model_type: "gemma",
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: true,
+        },
+    },
+    GgufArchitecture {
+        name: "gemma3",
+        model_type: "gemma3_text",
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
@@ -153,13 +161,17 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
             file.path().display()
         );
     }
+    // Layer 0 decides whether a scaling applies to it (Gemma 3's sliding layers have none).
     if let Some(scaling) = file.text(&format!("{arch}.rope.scaling.type"))
         && scaling != "none"
     {
-        bail!(
-            "{}: {arch}.rope.scaling.type is {scaling}, which embedlens does not apply",
-            file.path().display()
+        fields.insert(
+            "rope_scaling".to_owned(),
+            serde_json::json!({ "rope_type": scaling }),
         );
+    }
+    if arch == "gemma3" {
+        gemma3_settings(file, &mut fields, key_length)?;
     }
     if let Some(rotated) = first_number(file, &format!("{arch}.rope.dimension_count"))? {
         let head_dims = match key_length {
@@ -174,6 +186,32 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
         }
     }
     Ok(Settings::read_from(fields, "the GGUF metadata"))
+}
+
+/// What llama.cpp's Gemma 3 code takes as given (`llama-model.cpp`): every sixth layer attends
+/// to all tokens and the others to `attention.sliding_window`, with a `RoPE` base of 10000;
+/// scores are scaled by a head's width, or by `embedding_length / head_count` for the 27B model
+/// (62 layers).
+fn gemma3_settings(
+    file: &GgufFile,
+    fields: &mut Map<String, Value>,
+    key_length: Option<f64>,
+) -> Result<()> {
+    fields.insert("sliding_window_pattern".to_owned(), 6.into());
+    fields.insert("rope_local_base_freq".to_owned(), 10_000.0.into());
+    if let Some(window) = first_number(file, "gemma3.attention.sliding_window")? {
+        fields.insert("sliding_window".to_owned(), window.into());
+    }
+    let scalar = if first_number(file, "gemma3.block_count")? == Some(62.0) {
+        head_width(file, "gemma3")?
+    } else {
+        match key_length {
+            Some(dims) => dims,
+            None => head_width(file, "gemma3")?,
+        }
+    };
+    fields.insert("query_pre_attn_scalar".to_owned(), scalar.into());
+    Ok(())
 }
 
 /// `embedding_length / head_count`, a head's width when the file gives no `key_length`.
@@ -261,5 +299,63 @@ impl TensorSource for GgufTensors<'_> {
 
     fn conversion(&self) -> Conversion {
         self.conversion
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::core::gguf::GgufWriter;
+
+    fn gemma3(layers: u32) -> Settings {
+        let bytes = GgufWriter::new()
+            .text("general.architecture", "gemma3")
+            .number("gemma3.block_count", layers)
+            .number("gemma3.embedding_length", 64)
+            .number("gemma3.attention.head_count", 4)
+            .number("gemma3.attention.key_length", 8)
+            .number("gemma3.attention.value_length", 8)
+            .number("gemma3.attention.sliding_window", 512)
+            .text("gemma3.rope.scaling.type", "linear")
+            .to_bytes();
+        let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("gemma3.gguf")).unwrap();
+        settings(&file, &ARCHITECTURES[3]).unwrap()
+    }
+
+    #[test]
+    fn gemma3_settings_are_what_llama_cpp_takes_as_given() {
+        let small = gemma3(18);
+        assert_eq!(small.text("model_type"), Some("gemma3_text"));
+        assert_eq!(small.number(&["query_pre_attn_scalar"]).unwrap(), Some(8.0));
+        assert_eq!(small.number(&["sliding_window"]).unwrap(), Some(512.0));
+        assert_eq!(
+            small.number(&["rope_local_base_freq"]).unwrap(),
+            Some(10_000.0)
+        );
+        assert_eq!(
+            small.nested_text("rope_scaling", "rope_type"),
+            Some("linear")
+        );
+        // The 27B model (62 layers) scales by embedding_length / head_count instead.
+        let large = gemma3(62);
+        assert_eq!(
+            large.number(&["query_pre_attn_scalar"]).unwrap(),
+            Some(16.0)
+        );
+        assert_eq!(large.origin(), "the GGUF metadata");
+    }
+
+    #[test]
+    fn huggingface_names_map_to_llama_cpp_names_one_to_one() {
+        for (index, (hugging_face, gguf)) in NAMES.iter().enumerate() {
+            assert_eq!(GgufTensors::gguf_name(hugging_face), Some(*gguf));
+            assert!(
+                NAMES[index + 1..]
+                    .iter()
+                    .all(|(h, g)| h != hugging_face && g != gguf)
+            );
+        }
     }
 }
