@@ -84,6 +84,17 @@ FAMILIES = {
              rope_local_base_freq=10000.0, query_pre_attn_scalar=16, sliding_window=32),
         torch.bfloat16,
     ),
+    # Llama 3's frequency-dependent RoPE scaling, with an original context short enough that
+    # this small head has a fast, a smoothed and a slow pair (wavelengths 6, 30, 140, 664).
+    "llama3_rope_scaling": (
+        transformers.LlamaConfig,
+        dict(vocab_size=64, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+             num_key_value_heads=2, intermediate_size=37, max_position_embeddings=1024,
+             rms_norm_eps=1e-5, rope_theta=500.0,
+             rope_scaling=dict(rope_type="llama3", factor=8.0, low_freq_factor=1.0,
+                               high_freq_factor=4.0, original_max_position_embeddings=256)),
+        torch.float32,
+    ),
 }
 
 

@@ -115,9 +115,15 @@ fn open_as_gguf(name: &str, weights: common::GgufWeights) -> Layer0 {
 
 #[test]
 fn gguf_files_converted_by_llama_cpp_match_transformers() {
-    // Llama's rows interleaved, Gemma's norm weights with their 1 added (Gemma 3's head norms
-    // too), Qwen2's biases.
-    for name in ["llama_gqa_bf16", "gemma", "gemma3", "qwen2_biases_f16"] {
+    // Llama's rows interleaved (and Llama 3's scaling as rope_freqs.weight), Gemma's norm
+    // weights with their 1 added (Gemma 3's head norms too), Qwen2's biases.
+    for name in [
+        "llama_gqa_bf16",
+        "llama3_rope_scaling",
+        "gemma",
+        "gemma3",
+        "qwen2_biases_f16",
+    ] {
         let layer = open_as_gguf(name, common::GgufWeights::F32);
         let (weight_gap, output_gap) = largest_gaps(name, &layer);
         assert!(
@@ -178,6 +184,11 @@ fn stablelm_with_partial_rotary_matches_transformers() {
 #[test]
 fn gemma_with_its_scaling_matches_transformers() {
     matches_reference("gemma");
+}
+
+#[test]
+fn llama3_rope_scaling_matches_transformers() {
+    matches_reference("llama3_rope_scaling");
 }
 
 #[test]

@@ -248,7 +248,46 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
             writer = f32_tensor(writer, &format!("blk.0.{gguf}.bias"), &[bias], true);
         }
     }
+    if let Some(divisors) = llama3_divisors(&config, head_dim) {
+        writer = f32_tensor(writer, "rope_freqs.weight", &[divisors], true);
+    }
     writer.write(path).unwrap();
+}
+
+/// `rope_freqs.weight` as the converter computes it for Llama 3's `rope_scaling`: per rotated
+/// pair, 1 for a fast pair, `factor` for a slow one, and between them the inverse of the
+/// smoothed scale.
+fn llama3_divisors(config: &Value, head_dim: usize) -> Option<Vec<f32>> {
+    let rope = &config["rope_parameters"];
+    if rope["rope_type"] != "llama3" {
+        return None;
+    }
+    let number = |key: &str| rope[key].as_f64().unwrap();
+    let (factor, low, high) = (
+        number("factor"),
+        number("low_freq_factor"),
+        number("high_freq_factor"),
+    );
+    let context = number("original_max_position_embeddings");
+    #[expect(clippy::cast_precision_loss, reason = "small widths")]
+    let divisors = (0..head_dim / 2)
+        .map(|pair| {
+            let frequency = 1.0 / number("rope_theta").powf((2 * pair) as f64 / head_dim as f64);
+            let wavelength = 2.0 * std::f64::consts::PI / frequency;
+            let divisor = if wavelength < context / high {
+                1.0
+            } else if wavelength > context / low {
+                factor
+            } else {
+                let smooth = (context / wavelength - low) / (high - low);
+                1.0 / ((1.0 - smooth) / factor + smooth)
+            };
+            #[expect(clippy::cast_possible_truncation, reason = "stored as float32")]
+            let divisor = divisor as f32;
+            divisor
+        })
+        .collect();
+    Some(divisors)
 }
 
 /// The metadata llama.cpp's converter writes for a small Llama, Qwen2 or Gemma `config.json`.

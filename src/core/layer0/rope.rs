@@ -101,6 +101,28 @@ impl Rope {
         Ok(self)
     }
 
+    /// Divides each pair's angle by its divisor: Llama 3's scaling as llama.cpp's converter
+    /// stores it in a GGUF file (`rope_freqs.weight`, one number a rotated pair).
+    ///
+    /// # Errors
+    /// When there is not one positive divisor for each rotated pair.
+    pub fn with_frequency_divisors(mut self, divisors: &[f32]) -> Result<Self> {
+        if divisors.len() != self.inverse_frequencies.len() {
+            bail!(
+                "{} RoPE frequency divisors for {} rotated pairs",
+                divisors.len(),
+                self.inverse_frequencies.len()
+            );
+        }
+        if let Some(bad) = divisors.iter().find(|d| !(d.is_finite() && **d > 0.0)) {
+            bail!("a RoPE frequency divisor of {bad}: each must be a positive number");
+        }
+        for (frequency, &divisor) in self.inverse_frequencies.iter_mut().zip(divisors) {
+            *frequency = round_to_f32(f64::from(*frequency) / f64::from(divisor));
+        }
+        Ok(self)
+    }
+
     /// Which numbers of a head turn together.
     #[must_use]
     pub fn pairs(&self) -> Pairs {
@@ -227,6 +249,49 @@ mod tests {
                 .with_pairs(Pairs::Adjacent, 8)
                 .is_err()
         );
+    }
+
+    #[expect(clippy::float_cmp, reason = "1 and the factor are exact")]
+    #[test]
+    fn llama_cpp_divisors_turn_as_llama3_scaling_does() {
+        let scaling = Llama3Scaling {
+            factor: 8.0,
+            low_frequency_factor: 1.0,
+            high_frequency_factor: 4.0,
+            original_context: 256.0,
+        };
+        let rope = Rope::new(500.0, 8, 8).unwrap();
+        // convert_hf_to_gguf.py's rope_factors, for the same settings.
+        let divisors: Vec<f32> = rope
+            .inverse_frequencies
+            .iter()
+            .map(|&frequency| {
+                let wavelength = 2.0 * std::f64::consts::PI / f64::from(frequency);
+                let (low, high) = (256.0 / 1.0, 256.0 / 4.0);
+                let divisor = if wavelength < high {
+                    1.0
+                } else if wavelength > low {
+                    8.0
+                } else {
+                    let smooth = (256.0 / wavelength - 1.0) / (4.0 - 1.0);
+                    1.0 / ((1.0 - smooth) / 8.0 + smooth)
+                };
+                round_to_f32(divisor)
+            })
+            .collect();
+        assert_eq!(divisors[..2], [1.0, 1.0]);
+        assert_eq!(divisors[3], 8.0);
+        assert!(divisors[2] > 1.0 && divisors[2] < 8.0, "{divisors:?}");
+        let scaled = rope.clone().with_llama3_scaling(scaling);
+        let divided = rope.with_frequency_divisors(&divisors).unwrap();
+        for (a, b) in scaled
+            .inverse_frequencies
+            .iter()
+            .zip(&divided.inverse_frequencies)
+        {
+            assert!((a - b).abs() <= 1e-6 * a.abs(), "{a} vs {b}");
+        }
+        assert!(divided.with_frequency_divisors(&[1.0; 3]).is_err());
     }
 
     #[test]

@@ -19,6 +19,10 @@ use crate::core::block::LayerNorm;
 /// The name that marks a Llama-style layer 0, after any prefix (`model.`).
 pub const QUERY_SUFFIX: &str = "layers.0.self_attn.q_proj.weight";
 
+/// llama.cpp's tensor of `RoPE` frequency divisors: how its converter stores Llama 3's
+/// `rope_scaling` in a GGUF file (a safetensors checkpoint states it in `config.json`).
+pub const ROPE_FREQUENCY_DIVISORS: &str = "rope_freqs.weight";
+
 /// Weights of all heads' attention scores kept at once, at most (2^25 f64s, 256 MiB).
 const WEIGHT_BUDGET: usize = 1 << 25;
 
@@ -205,6 +209,14 @@ pub fn load(
         let rope = rope(settings, variant, head_dims, &mut notes)?;
         (rope, inverse_sqrt(head_dims), None)
     };
+    let pairs = rope.rotary_dims() / 2;
+    if let Some(divisors) = optional_vector(source, ROPE_FREQUENCY_DIVISORS, pairs)? {
+        rope = rope.with_frequency_divisors(divisors.as_slice().unwrap_or_default())?;
+        notes.push(format!(
+            "RoPE: each pair's angle divided by its number in {ROPE_FREQUENCY_DIVISORS} \
+             (Llama 3's scaling, as llama.cpp stores it)"
+        ));
+    }
     if conversion.interleaved_query_key_rows {
         rope = rope.with_pairs(Pairs::Adjacent, head_dims)?;
         notes.push(

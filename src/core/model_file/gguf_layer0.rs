@@ -13,6 +13,7 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value};
 
 use crate::core::gguf::{GgufFile, MetadataValue};
+use crate::core::layer0::rotary::ROPE_FREQUENCY_DIVISORS;
 use crate::core::layer0::source::{Conversion, Settings, TensorShape, TensorSource};
 use crate::core::layer0::{Layer0, Unavailable, load};
 use crate::core::table::Table;
@@ -48,7 +49,7 @@ const NAMES: [(&str, &str); 11] = [
         "blk.0.attn_k_norm.weight",
     ),
     // Llama 3's frequency scaling, which llama.cpp stores as a tensor of divisors.
-    ("rope_freqs.weight", "rope_freqs.weight"),
+    (ROPE_FREQUENCY_DIVISORS, "rope_freqs.weight"),
 ];
 
 /// A `general.architecture` whose layer 0 embedlens reads: the Hugging Face `model_type` it
@@ -113,12 +114,6 @@ pub(super) fn open_gguf_layer0(path: &Path) -> Result<Result<Layer0, Unavailable
         file: &file,
         conversion: architecture.conversion,
     };
-    if source.shape("rope_freqs.weight").is_some() {
-        return Ok(Err(Unavailable::Setting {
-            name: "rope_freqs.weight".to_owned(),
-            value: "a tensor of RoPE frequency divisors (Llama 3's scaling)".to_owned(),
-        }));
-    }
     let settings = match settings(&file, architecture) {
         Ok(settings) => settings,
         Err(error) => return Ok(Err(error.into())),
