@@ -95,6 +95,15 @@ FAMILIES = {
                                high_freq_factor=4.0, original_max_position_embeddings=256)),
         torch.float32,
     ),
+    # Qwen3: a plain RMSNorm of each query and key head (q_norm, k_norm), heads wider than
+    # hidden / heads.
+    "qwen3": (
+        transformers.Qwen3Config,
+        dict(vocab_size=64, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+             num_key_value_heads=2, head_dim=16, intermediate_size=37,
+             max_position_embeddings=64, rms_norm_eps=1e-6, rope_theta=1000000.0),
+        torch.bfloat16,
+    ),
 }
 
 

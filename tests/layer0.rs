@@ -123,6 +123,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
         "gemma",
         "gemma3",
         "qwen2_biases_f16",
+        "qwen3",
     ] {
         let layer = open_as_gguf(name, common::GgufWeights::F32);
         let (weight_gap, output_gap) = largest_gaps(name, &layer);
@@ -141,7 +142,13 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
 /// softmax that stays within a few hundredths.
 #[test]
 fn gguf_files_with_q8_0_weights_match_transformers_within_the_quantization() {
-    for name in ["llama_gqa_bf16", "gemma", "gemma3", "qwen2_biases_f16"] {
+    for name in [
+        "llama_gqa_bf16",
+        "gemma",
+        "gemma3",
+        "qwen2_biases_f16",
+        "qwen3",
+    ] {
         let layer = open_as_gguf(name, common::GgufWeights::Q8_0);
         let (weight_gap, output_gap) = largest_gaps(name, &layer);
         assert!(
@@ -184,6 +191,11 @@ fn stablelm_with_partial_rotary_matches_transformers() {
 #[test]
 fn gemma_with_its_scaling_matches_transformers() {
     matches_reference("gemma");
+}
+
+#[test]
+fn qwen3_with_its_head_norms_matches_transformers() {
+    matches_reference("qwen3");
 }
 
 #[test]

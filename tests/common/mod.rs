@@ -157,7 +157,7 @@ pub enum GgufWeights {
     Q8_0,
 }
 
-/// Writes layer 0 of a small Llama, Qwen2, Gemma or Gemma 3 checkpoint folder (its `config.json` and
+/// Writes layer 0 of a small Llama, Qwen2, Qwen3, Gemma or Gemma 3 checkpoint folder (its `config.json` and
 /// `model.safetensors`) into a GGUF file as llama.cpp's `convert_hf_to_gguf.py` would: its
 /// names and metadata keys, each Llama head's query and key rows interleaved (`permute`), 1
 /// added to Gemma's norm weights (in float32); norms, biases and the token table in `F32`.
@@ -213,7 +213,9 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
         let name = format!("layers.0.self_attn.{hf}.weight");
         if source.shape(&name).is_some() {
             let mut norm = rows_of(&name);
-            norm[0].iter_mut().for_each(|w| *w += 1.0);
+            if gemma {
+                norm[0].iter_mut().for_each(|w| *w += 1.0);
+            }
             writer = f32_tensor(writer, &format!("blk.0.{gguf}.weight"), &norm, true);
         }
     }

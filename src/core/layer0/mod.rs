@@ -5,8 +5,9 @@
 //!   bias → each head's scaled dot product → softmax, no mask ([`bert`]);
 //! - GPT-2: token + position → `ln_1` → `c_attn` split into query, key and value → heads under
 //!   the causal mask ([`gpt2`]);
-//! - Llama-style (Llama, Mistral, Qwen2, Gemma, Gemma 3, `StableLM`, Phi): `input_layernorm` →
-//!   q/k/v projections (Gemma 3: a norm of each query and key head, [`gemma3`]) → `RoPE`
+//! - Llama-style (Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 3, `StableLM`, Phi):
+//!   `input_layernorm` → q/k/v projections (Qwen3 and Gemma 3: a norm of each query and key
+//!   head; Gemma 3's other details in [`gemma3`]) → `RoPE`
 //!   (partial where the config says so) → grouped-query heads under the causal mask
 //!   ([`rotary`]).
 //!
@@ -108,7 +109,7 @@ pub enum Unavailable {
 }
 
 /// The GGUF architectures whose layer 0 embedlens reads, for messages.
-pub const GGUF_ARCHITECTURES: &str = "llama, qwen2, gemma and gemma3";
+pub const GGUF_ARCHITECTURES: &str = "llama, qwen2, qwen3, gemma and gemma3";
 
 impl fmt::Display for Unavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

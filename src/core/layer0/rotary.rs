@@ -33,6 +33,8 @@ enum Variant {
     Llama,
     /// `√hidden` scaling, `RMSNorm` with `(1 + weight)`.
     Gemma,
+    /// Llama's, with a plain `RMSNorm` of each query and key head (`q_norm`, `k_norm`).
+    Qwen3,
     /// Gemma's, with a norm of each query and key head, its own score scale, and a sliding
     /// window with its own `RoPE` base ([`super::gemma3`]).
     Gemma3,
@@ -45,6 +47,7 @@ fn variant(model_type: &str) -> Option<Variant> {
         "llama" | "mistral" | "mixtral" | "qwen2" | "qwen2_moe" => Some(Variant::Llama),
         "gemma" => Some(Variant::Gemma),
         "gemma3_text" => Some(Variant::Gemma3),
+        "qwen3" => Some(Variant::Qwen3),
         "stablelm" => Some(Variant::PartialRotary {
             default_factor_percent: 25,
         }),
@@ -127,7 +130,7 @@ pub fn load(
     let block = format!("{prefix}layers.0.");
     let norm_weight = format!("{block}input_layernorm.weight");
     let norm = match variant {
-        Variant::Llama | Variant::Gemma | Variant::Gemma3 => {
+        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma3 => {
             let (eps, note) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
             notes.push(format!("input_layernorm: RMSNorm, {note}"));
             let weight = vector(source, &norm_weight, hidden)?;
@@ -157,7 +160,7 @@ pub fn load(
         ));
         factor
     });
-    let head_norms = if variant == Variant::Gemma3 {
+    let head_norms = if matches!(variant, Variant::Gemma3 | Variant::Qwen3) {
         let (eps, _) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
         let norm = |name: &str| -> Result<RmsNorm, Unavailable> {
             let weight = vector(
@@ -167,6 +170,13 @@ pub fn load(
             )?;
             Ok(rms_norm(weight, eps))
         };
+        if variant == Variant::Qwen3 {
+            notes.push(
+                "Qwen3: each query and key head is normalised (q_norm, k_norm, RMSNorm) before \
+                 the rotation"
+                    .to_owned(),
+            );
+        }
         Some(HeadNorms {
             query: norm("q_norm")?,
             key: norm("k_norm")?,
@@ -277,7 +287,7 @@ fn rope(
         Variant::PartialRotary {
             default_factor_percent,
         } => f64::from(default_factor_percent) / 100.0,
-        Variant::Llama | Variant::Gemma | Variant::Gemma3 => 1.0,
+        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma3 => 1.0,
     };
     let factor = settings
         .number(&["partial_rotary_factor"])?

@@ -62,8 +62,8 @@ struct GgufArchitecture {
 
 /// The architectures read, as llama.cpp's `convert_hf_to_gguf.py` writes them: `LlamaModel`
 /// permutes the query and key rows of each head (its `RoPE` turns neighbouring numbers); the
-/// Gemma models add 1 to every norm weight; Qwen2 is stored as it is.
-const ARCHITECTURES: [GgufArchitecture; 4] = [
+/// Gemma models add 1 to every norm weight; Qwen2 and Qwen3 are stored as they are.
+const ARCHITECTURES: [GgufArchitecture; 5] = [
     GgufArchitecture {
         name: "llama",
         model_type: "llama",
@@ -75,6 +75,14 @@ const ARCHITECTURES: [GgufArchitecture; 4] = [
     GgufArchitecture {
         name: "qwen2",
         model_type: "qwen2",
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: false,
+        },
+    },
+    GgufArchitecture {
+        name: "qwen3",
+        model_type: "qwen3",
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: false,
@@ -157,8 +165,13 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
         );
     }
     // Layer 0 decides whether a scaling applies to it (Gemma 3's sliding layers have none).
+    // llama.cpp reads a linear scaling without a factor other than 1 as none.
+    let factor = first_number(file, &format!("{arch}.rope.scaling.factor"))?;
+    let no_op = |scaling: &str| {
+        scaling == "none" || (scaling == "linear" && factor.is_none_or(|f| f == 0.0 || f == 1.0))
+    };
     if let Some(scaling) = file.text(&format!("{arch}.rope.scaling.type"))
-        && scaling != "none"
+        && !no_op(scaling)
     {
         fields.insert(
             "rope_scaling".to_owned(),
@@ -314,9 +327,11 @@ mod tests {
             .number("gemma3.attention.value_length", 8)
             .number("gemma3.attention.sliding_window", 512)
             .text("gemma3.rope.scaling.type", "linear")
+            .metadata("gemma3.rope.scaling.factor", MetadataValue::F32(8.0))
             .to_bytes();
         let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("gemma3.gguf")).unwrap();
-        settings(&file, &ARCHITECTURES[3]).unwrap()
+        let gemma3 = ARCHITECTURES.iter().find(|a| a.name == "gemma3").unwrap();
+        settings(&file, gemma3).unwrap()
     }
 
     #[test]
