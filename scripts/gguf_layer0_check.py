@@ -72,8 +72,16 @@ def build(path, ids):
         config = transformers.LlamaConfig(**settings)
     elif arch == "qwen2":
         config = transformers.Qwen2Config(**settings)
+    elif arch == "qwen3":
+        config = transformers.Qwen3Config(**settings)
     elif arch == "gemma":
         config = transformers.GemmaConfig(**settings)
+        norm_shift = 1.0
+    elif arch == "gemma2":
+        settings["sliding_window"] = int(field(reader, f"{arch}.attention.sliding_window", 4096))
+        settings["query_pre_attn_scalar"] = head_dim
+        settings["attn_logit_softcapping"] = float(field(reader, f"{arch}.attn_logit_softcapping"))
+        config = transformers.Gemma2Config(**settings)
         norm_shift = 1.0
     elif arch == "gemma3":
         settings["rope_local_base_freq"] = 10000.0

@@ -104,6 +104,16 @@ FAMILIES = {
              max_position_embeddings=64, rms_norm_eps=1e-6, rope_theta=1000000.0),
         torch.bfloat16,
     ),
+    # Gemma 2: scores scaled by query_pre_attn_scalar^-1/2 and capped by a small
+    # attn_logit_softcapping (so the cap changes them); layer 0 slides over 32 tokens.
+    "gemma2": (
+        transformers.Gemma2Config,
+        dict(vocab_size=64, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+             num_key_value_heads=2, head_dim=16, intermediate_size=37,
+             max_position_embeddings=64, rms_norm_eps=1e-6, rope_theta=10000.0,
+             query_pre_attn_scalar=16, attn_logit_softcapping=1.5, sliding_window=32),
+        torch.float32,
+    ),
 }
 
 

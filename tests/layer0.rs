@@ -121,6 +121,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
         "llama_gqa_bf16",
         "llama3_rope_scaling",
         "gemma",
+        "gemma2",
         "gemma3",
         "qwen2_biases_f16",
         "qwen3",
@@ -145,6 +146,7 @@ fn gguf_files_with_q8_0_weights_match_transformers_within_the_quantization() {
     for name in [
         "llama_gqa_bf16",
         "gemma",
+        "gemma2",
         "gemma3",
         "qwen2_biases_f16",
         "qwen3",
@@ -191,6 +193,11 @@ fn stablelm_with_partial_rotary_matches_transformers() {
 #[test]
 fn gemma_with_its_scaling_matches_transformers() {
     matches_reference("gemma");
+}
+
+#[test]
+fn gemma2_with_its_capped_scores_matches_transformers() {
+    matches_reference("gemma2");
 }
 
 #[test]

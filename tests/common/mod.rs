@@ -157,7 +157,7 @@ pub enum GgufWeights {
     Q8_0,
 }
 
-/// Writes layer 0 of a small Llama, Qwen2, Qwen3, Gemma or Gemma 3 checkpoint folder (its `config.json` and
+/// Writes layer 0 of a small Llama, Qwen2, Qwen3 or Gemma (1, 2, 3) checkpoint folder (its `config.json` and
 /// `model.safetensors`) into a GGUF file as llama.cpp's `convert_hf_to_gguf.py` would: its
 /// names and metadata keys, each Llama head's query and key rows interleaved (`permute`), 1
 /// added to Gemma's norm weights (in float32); norms, biases and the token table in `F32`.
@@ -334,10 +334,18 @@ fn converted_metadata(
         )
         .metadata(&format!("{arch}.rope.freq_base"), MetadataValue::F32(theta))
         .metadata(&format!("{arch}.rope.dimension_count"), number(head_dim));
-    if arch == "gemma3" {
+    if arch == "gemma2" || arch == "gemma3" {
         writer = writer.metadata(
-            "gemma3.attention.sliding_window",
+            &format!("{arch}.attention.sliding_window"),
             number(count("sliding_window")),
+        );
+    }
+    if let Some(cap) = config["attn_logit_softcapping"].as_f64() {
+        #[expect(clippy::cast_possible_truncation, reason = "stored as float32")]
+        let cap = cap as f32;
+        writer = writer.metadata(
+            &format!("{arch}.attn_logit_softcapping"),
+            MetadataValue::F32(cap),
         );
     }
     if head_dim * heads != hidden {

@@ -1,6 +1,6 @@
 //! BERT-style layer 0: `BertSelfAttention` over the embedding block's `LayerNorm` output.
 
-use super::heads::HeadLayout;
+use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
 use super::source::{Settings, TensorSource, has, matrix, optional_vector, vector};
@@ -128,7 +128,7 @@ pub fn load(
         },
         rope: None,
         causal: false,
-        scale: inverse_sqrt(head_dims),
+        scoring: Scoring::scaled(inverse_sqrt(head_dims)),
         context_length: positions.saturating_sub(position_offset),
         notes: vec![format!("embeddings LayerNorm: {eps_note}")],
     }

@@ -2,7 +2,7 @@
 
 use ndarray::{Array2, s};
 
-use super::heads::HeadLayout;
+use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
 use super::source::{Settings, TensorSource, matrix, vector};
@@ -103,7 +103,7 @@ pub fn load(
         },
         rope: None,
         causal: true,
-        scale: inverse_sqrt(head_dims),
+        scoring: Scoring::scaled(inverse_sqrt(head_dims)),
         context_length: positions,
         notes: vec![format!("ln_1: {eps_note}")],
     }

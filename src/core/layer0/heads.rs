@@ -1,7 +1,8 @@
 //! Scaled dot-product attention over every head of layer 0, with grouped-query heads.
 //!
 //! Query head `h` reads key/value head `h / (heads / kv_heads)`, as `repeat_kv` lays them out.
-//! Scores are `q · k * scale` in f64; softmax subtracts the row's largest score; the
+//! Scores are `q · k * scale` in f64 (capped by `cap · tanh(score / cap)` for Gemma 2);
+//! softmax subtracts the row's largest score; the
 //! denominator and every context number are sums over tokens taken in one canonical order
 //! for each query — keys sorted by score, ties by their value vector's bits — so reordering
 //! the tokens reorders the results and changes no bit of them.
@@ -43,20 +44,48 @@ impl HeadLayout {
     }
 }
 
+/// How a query·key dot product becomes a score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scoring {
+    /// The factor each dot product is multiplied by (`1 / √head width`, usually).
+    pub scale: f64,
+    /// Gemma 2's `attn_logit_softcapping`: scores pass through `cap · tanh(score / cap)`.
+    pub cap: Option<f64>,
+}
+
+impl Scoring {
+    /// Scores scaled by `scale`, not capped.
+    #[must_use]
+    pub fn scaled(scale: f64) -> Self {
+        Self { scale, cap: None }
+    }
+
+    /// The score of one dot product.
+    #[must_use]
+    pub fn score(self, dot: f64) -> f64 {
+        let scaled = dot * self.scale;
+        match self.cap {
+            Some(cap) => cap * (scaled / cap).tanh(),
+            None => scaled,
+        }
+    }
+}
+
 /// One head's result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeadResult {
     /// Row `i`, column `j`: how much token `i` takes from token `j`; each row sums to 1, and
     /// is 0 where the mask hides `j` from `i`.
     pub weights: Array2<f64>,
-    /// Row `i`, column `j`: `q_i · k_j × scale`; minus infinity where the mask hides `j`.
+    /// Row `i`, column `j`: the score of `q_i · k_j` ([`Scoring`]); minus infinity where the
+    /// mask hides `j`.
     pub scores: Array2<f64>,
     /// Row `i`: `Σ_j weights[i][j] · v_j`, the head's output for token `i` (`tokens × head_dims`).
     pub context: Array2<f32>,
 }
 
 /// Every head over `tokens` tokens: `queries` is `tokens × query_width`, `keys` and `values`
-/// `tokens × kv_width`, all row-major; `scale` multiplies each dot product.
+/// `tokens × kv_width`, all row-major; `scoring` turns each dot product into a score.
 ///
 /// # Panics
 /// When the slices do not hold `tokens` vectors of the layout's widths.
@@ -68,7 +97,7 @@ pub fn attend(
     tokens: usize,
     layout: HeadLayout,
     causal: bool,
-    scale: f64,
+    scoring: Scoring,
 ) -> Vec<HeadResult> {
     let (q_width, kv_width, dims) = (layout.query_width(), layout.kv_width(), layout.head_dims);
     assert_eq!(queries.len(), tokens * q_width, "a query for every token");
@@ -85,7 +114,7 @@ pub fn attend(
         for i in 0..tokens {
             let visible = if causal { i + 1 } else { tokens };
             let scores: Vec<f64> = (0..visible)
-                .map(|j| exact_dot(query(i), key(j)) * scale)
+                .map(|j| scoring.score(exact_dot(query(i), key(j))))
                 .collect();
             for (j, &score) in scores.iter().enumerate() {
                 all_scores[[i, j]] = score;
@@ -198,7 +227,15 @@ mod tests {
         let queries = [1.0, 0.0, 0.0, 1.0, 0.5, 0.5, 1.0, -1.0, 2.0, 1.0, -1.0, 0.0];
         let keys = [1.0, 2.0, 0.0, 1.0, 3.0, -1.0];
         let values = [1.0, 0.0, 0.0, 1.0, 2.0, 2.0];
-        let heads = attend(&queries, &keys, &values, 3, layout, true, 0.5);
+        let heads = attend(
+            &queries,
+            &keys,
+            &values,
+            3,
+            layout,
+            true,
+            Scoring::scaled(0.5),
+        );
         for head in &heads {
             assert_eq!(head.weights[[0, 0]], 1.0);
             assert_eq!(head.weights[[0, 1]], 0.0);

@@ -5,9 +5,9 @@
 //!   bias → each head's scaled dot product → softmax, no mask ([`bert`]);
 //! - GPT-2: token + position → `ln_1` → `c_attn` split into query, key and value → heads under
 //!   the causal mask ([`gpt2`]);
-//! - Llama-style (Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 3, `StableLM`, Phi):
+//! - Llama-style (Llama, Mistral, Qwen2, Qwen3, Gemma 1–3, `StableLM`, Phi):
 //!   `input_layernorm` → q/k/v projections (Qwen3 and Gemma 3: a norm of each query and key
-//!   head; Gemma 3's other details in [`gemma3`]) → `RoPE`
+//!   head; Gemma 2 and 3's other details in [`gemma`]) → `RoPE`
 //!   (partial where the config says so) → grouped-query heads under the causal mask
 //!   ([`rotary`]).
 //!
@@ -22,7 +22,7 @@
 
 pub mod bert;
 pub mod claim;
-pub mod gemma3;
+pub mod gemma;
 pub mod gpt2;
 pub mod heads;
 pub mod input;
@@ -37,7 +37,7 @@ use std::fmt;
 use anyhow::{Result, bail};
 use ndarray::Array2;
 
-use heads::{HeadLayout, HeadResult, attend};
+use heads::{HeadLayout, HeadResult, Scoring, attend};
 use input::InputStage;
 use linear::Linear;
 use norm::HeadNorms;
@@ -109,7 +109,7 @@ pub enum Unavailable {
 }
 
 /// The GGUF architectures whose layer 0 embedlens reads, for messages.
-pub const GGUF_ARCHITECTURES: &str = "llama, qwen2, qwen3, gemma and gemma3";
+pub const GGUF_ARCHITECTURES: &str = "llama, qwen2, qwen3, gemma, gemma2 and gemma3";
 
 impl fmt::Display for Unavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -172,7 +172,7 @@ pub struct Layer0 {
     head_norms: Option<HeadNorms>,
     rope: Option<Rope>,
     causal: bool,
-    scale: f64,
+    scoring: Scoring,
     context_length: usize,
     notes: Vec<String>,
 }
@@ -340,7 +340,7 @@ impl Layer0 {
             ids.len(),
             self.layout,
             self.causal,
-            self.scale,
+            self.scoring,
         );
         let dims = self.layout.head_dims;
         let mut outputs = Array2::zeros((ids.len(), self.layout.query_width()));
@@ -392,7 +392,7 @@ impl Layer0 {
                         if with_positions {
                             rope.rotate(&mut rotated, distance);
                         }
-                        heads::exact_dot(&rotated, key) * self.scale
+                        self.scoring.score(heads::exact_dot(&rotated, key))
                     })
                     .collect()
             })
@@ -431,7 +431,7 @@ pub(crate) struct Parts {
     head_norms: Option<HeadNorms>,
     rope: Option<Rope>,
     causal: bool,
-    scale: f64,
+    scoring: Scoring,
     context_length: usize,
     notes: Vec<String>,
 }
@@ -486,7 +486,7 @@ impl Parts {
             head_norms: self.head_norms,
             rope: self.rope,
             causal: self.causal,
-            scale: self.scale,
+            scoring: self.scoring,
             context_length: self.context_length.max(1),
             notes: self.notes,
         })

@@ -2,12 +2,13 @@
 //! under the causal mask.
 //!
 //! Llama, Mistral, Mixtral and Qwen2 (with its q/k/v biases) use `RMSNorm`; Gemma scales the
-//! token vector by `√hidden` and uses `RMSNorm` with `(1 + weight)`, and Gemma 3 adds its own
-//! attention details ([`super::gemma3`]); `StableLM` and Phi use
+//! token vector by `√hidden` and uses `RMSNorm` with `(1 + weight)`, and Gemma 2 and 3 add their
+//! own attention details ([`super::gemma`]); `StableLM` and Phi use
 //! `LayerNorm` and rotate only part of each head (`partial_rotary_factor`).
 
-use super::gemma3;
+use super::gemma::{self, Generation};
 use super::heads::HeadLayout;
+use super::heads::Scoring;
 use super::input::InputStage;
 use super::linear::{Linear, round_to_f32};
 use super::norm::{HeadNorms, InputNorm, RmsNorm};
@@ -35,8 +36,10 @@ enum Variant {
     Gemma,
     /// Llama's, with a plain `RMSNorm` of each query and key head (`q_norm`, `k_norm`).
     Qwen3,
+    /// Gemma's, with its own score scale and cap and a sliding window ([`super::gemma`]).
+    Gemma2,
     /// Gemma's, with a norm of each query and key head, its own score scale, and a sliding
-    /// window with its own `RoPE` base ([`super::gemma3`]).
+    /// window with its own `RoPE` base ([`super::gemma`]).
     Gemma3,
     /// `LayerNorm`, part of each head rotated (default factor given).
     PartialRotary { default_factor_percent: u32 },
@@ -46,6 +49,7 @@ fn variant(model_type: &str) -> Option<Variant> {
     match model_type {
         "llama" | "mistral" | "mixtral" | "qwen2" | "qwen2_moe" => Some(Variant::Llama),
         "gemma" => Some(Variant::Gemma),
+        "gemma2" => Some(Variant::Gemma2),
         "gemma3_text" => Some(Variant::Gemma3),
         "qwen3" => Some(Variant::Qwen3),
         "stablelm" => Some(Variant::PartialRotary {
@@ -91,7 +95,7 @@ pub fn load(
     let token = matrix(source, &token_name, rows, hidden)?;
     let mut notes = Vec::new();
     let conversion = source.conversion();
-    let gemma = matches!(variant, Variant::Gemma | Variant::Gemma3);
+    let gemma = matches!(variant, Variant::Gemma | Variant::Gemma2 | Variant::Gemma3);
     if conversion.norm_weights_include_one && gemma {
         notes.push(
             "Gemma: the file stores each norm weight with its 1 already added (1 + weight)"
@@ -130,7 +134,7 @@ pub fn load(
     let block = format!("{prefix}layers.0.");
     let norm_weight = format!("{block}input_layernorm.weight");
     let norm = match variant {
-        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma3 => {
+        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma2 | Variant::Gemma3 => {
             let (eps, note) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
             notes.push(format!("input_layernorm: RMSNorm, {note}"));
             let weight = vector(source, &norm_weight, hidden)?;
@@ -212,12 +216,17 @@ pub fn load(
     if projections.iter().any(Linear::has_bias) {
         notes.push("the query, key and value layers add biases".to_owned());
     }
-    let (mut rope, scale, window) = if variant == Variant::Gemma3 {
-        let attention = gemma3::attention(settings, head_dims, &mut notes)?;
-        (attention.rope, attention.scale, attention.window)
+    let generation = match variant {
+        Variant::Gemma2 => Some(Generation::Two),
+        Variant::Gemma3 => Some(Generation::Three),
+        _ => None,
+    };
+    let (mut rope, scoring, window) = if let Some(generation) = generation {
+        let attention = gemma::attention(settings, generation, head_dims, &mut notes)?;
+        (attention.rope, attention.scoring, attention.window)
     } else {
         let rope = rope(settings, variant, head_dims, &mut notes)?;
-        (rope, inverse_sqrt(head_dims), None)
+        (rope, Scoring::scaled(inverse_sqrt(head_dims)), None)
     };
     let pairs = rope.rotary_dims() / 2;
     if let Some(divisors) = optional_vector(source, ROPE_FREQUENCY_DIVISORS, pairs)? {
@@ -264,7 +273,7 @@ pub fn load(
         head_norms,
         rope: Some(rope),
         causal: true,
-        scale,
+        scoring,
         context_length: context.min(affordable),
         notes,
     }
@@ -287,7 +296,7 @@ fn rope(
         Variant::PartialRotary {
             default_factor_percent,
         } => f64::from(default_factor_percent) / 100.0,
-        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma3 => 1.0,
+        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma2 | Variant::Gemma3 => 1.0,
     };
     let factor = settings
         .number(&["partial_rotary_factor"])?

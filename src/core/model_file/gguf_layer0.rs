@@ -62,8 +62,8 @@ struct GgufArchitecture {
 
 /// The architectures read, as llama.cpp's `convert_hf_to_gguf.py` writes them: `LlamaModel`
 /// permutes the query and key rows of each head (its `RoPE` turns neighbouring numbers); the
-/// Gemma models add 1 to every norm weight; Qwen2 and Qwen3 are stored as they are.
-const ARCHITECTURES: [GgufArchitecture; 5] = [
+/// Gemma models (1, 2 and 3) add 1 to every norm weight; Qwen2 and Qwen3 are stored as they are.
+const ARCHITECTURES: [GgufArchitecture; 6] = [
     GgufArchitecture {
         name: "llama",
         model_type: "llama",
@@ -91,6 +91,14 @@ const ARCHITECTURES: [GgufArchitecture; 5] = [
     GgufArchitecture {
         name: "gemma",
         model_type: "gemma",
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: true,
+        },
+    },
+    GgufArchitecture {
+        name: "gemma2",
+        model_type: "gemma2",
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
@@ -178,8 +186,8 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
             serde_json::json!({ "rope_type": scaling }),
         );
     }
-    if arch == "gemma3" {
-        gemma3_settings(file, &mut fields, key_length)?;
+    if arch == "gemma2" || arch == "gemma3" {
+        gemma_settings(file, arch, &mut fields, key_length)?;
     }
     if let Some(rotated) = first_number(file, &format!("{arch}.rope.dimension_count"))? {
         let head_dims = match key_length {
@@ -196,26 +204,39 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
     Ok(Settings::read_from(fields, "the GGUF metadata"))
 }
 
-/// What llama.cpp's Gemma 3 code takes as given (`llama-model.cpp`): every sixth layer attends
-/// to all tokens and the others to `attention.sliding_window`, with a `RoPE` base of 10000;
-/// scores are scaled by a head's width, or by `embedding_length / head_count` for the 27B model
-/// (62 layers).
-fn gemma3_settings(
+/// What llama.cpp's Gemma 2 and 3 code takes as given (`llama-model.cpp`): Gemma 2 alternates
+/// sliding and global layers (window 4096 unless `attention.sliding_window` says) and caps its
+/// scores by `attn_logit_softcapping`; Gemma 3 makes every sixth layer global and turns the
+/// others by a `RoPE` base of 10000. Scores are scaled by a head's width, or by
+/// `embedding_length / head_count` for the 27B models (46 and 62 layers).
+fn gemma_settings(
     file: &GgufFile,
+    arch: &str,
     fields: &mut Map<String, Value>,
     key_length: Option<f64>,
 ) -> Result<()> {
-    fields.insert("sliding_window_pattern".to_owned(), 6.into());
-    fields.insert("rope_local_base_freq".to_owned(), 10_000.0.into());
-    if let Some(window) = first_number(file, "gemma3.attention.sliding_window")? {
+    let gemma2 = arch == "gemma2";
+    fields.insert(
+        "sliding_window_pattern".to_owned(),
+        if gemma2 { 2 } else { 6 }.into(),
+    );
+    if !gemma2 {
+        fields.insert("rope_local_base_freq".to_owned(), 10_000.0.into());
+    }
+    let window = first_number(file, &format!("{arch}.attention.sliding_window"))?;
+    if let Some(window) = window.or(gemma2.then_some(4096.0)) {
         fields.insert("sliding_window".to_owned(), window.into());
     }
-    let scalar = if first_number(file, "gemma3.block_count")? == Some(62.0) {
-        head_width(file, "gemma3")?
+    if gemma2 && let Some(cap) = first_number(file, "gemma2.attn_logit_softcapping")? {
+        fields.insert("attn_logit_softcapping".to_owned(), cap.into());
+    }
+    let large = if gemma2 { 46.0 } else { 62.0 };
+    let scalar = if first_number(file, &format!("{arch}.block_count"))? == Some(large) {
+        head_width(file, arch)?
     } else {
         match key_length {
             Some(dims) => dims,
-            None => head_width(file, "gemma3")?,
+            None => head_width(file, arch)?,
         }
     };
     fields.insert("query_pre_attn_scalar".to_owned(), scalar.into());
@@ -355,6 +376,37 @@ mod tests {
             Some(16.0)
         );
         assert_eq!(large.origin(), "the GGUF metadata");
+    }
+
+    #[test]
+    fn gemma2_settings_cap_the_scores_and_slide_over_4096_tokens() {
+        let bytes = GgufWriter::new()
+            .text("general.architecture", "gemma2")
+            .number("gemma2.block_count", 46)
+            .number("gemma2.embedding_length", 64)
+            .number("gemma2.attention.head_count", 2)
+            .number("gemma2.attention.key_length", 16)
+            .metadata("gemma2.attn_logit_softcapping", MetadataValue::F32(50.0))
+            .to_bytes();
+        let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("gemma2.gguf")).unwrap();
+        let gemma2 = ARCHITECTURES.iter().find(|a| a.name == "gemma2").unwrap();
+        let found = settings(&file, gemma2).unwrap();
+        assert_eq!(found.text("model_type"), Some("gemma2"));
+        assert_eq!(
+            found.number(&["attn_logit_softcapping"]).unwrap(),
+            Some(50.0)
+        );
+        assert_eq!(found.number(&["sliding_window"]).unwrap(), Some(4096.0));
+        assert_eq!(
+            found.number(&["sliding_window_pattern"]).unwrap(),
+            Some(2.0)
+        );
+        // 46 layers: the 27B, scaled by embedding_length / head_count rather than key_length.
+        assert_eq!(
+            found.number(&["query_pre_attn_scalar"]).unwrap(),
+            Some(32.0)
+        );
+        assert!(!found.is_set("rope_local_base_freq"));
     }
 
     #[test]
