@@ -326,8 +326,37 @@ fn a_gguf_file_of_another_architecture_says_which_it_reads() {
     assert!(
         error.contains(
             "general.architecture rwkv6: embedlens reads the first attention layer of GGUF \
-             files of the llama, qwen2, qwen3, gemma, gemma2 and gemma3 architectures only"
+             files of the bert, llama, qwen2, qwen3, gemma, gemma2 and gemma3 \
+             architectures only"
         ),
         "{error}"
     );
+}
+
+#[test]
+fn compare_with_a_bert_gguf_file_shows_the_claim_on_its_own_layer() {
+    // The BERT fixture as llama.cpp's converter writes it, its tokenizer.json beside it.
+    let dir = common::TempDir::new("gguf-bert");
+    let gguf = dir.join("bert.gguf");
+    common::convert_to_gguf(&fixture("bert"), &gguf, common::GgufWeights::F32);
+    std::fs::copy(
+        fixture("bert").join("tokenizer.json"),
+        dir.join("tokenizer.json"),
+    )
+    .unwrap();
+    let table = stdout_of(&[
+        "compare",
+        "--model",
+        gguf.to_str().unwrap(),
+        "the dog bites the man",
+        "the man bites the dog",
+    ]);
+    assert!(
+        table.contains(
+            "without its position table, the model's own layer 0 gives every word the same output \
+         in both orders, bit for bit"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("with its position information, the outputs differ, by up to"));
 }

@@ -118,6 +118,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
     // Llama's rows interleaved (and Llama 3's scaling as rope_freqs.weight), Gemma's norm
     // weights with their 1 added (Gemma 3's head norms too), Qwen2's biases.
     for name in [
+        "bert",
         "llama_gqa_bf16",
         "llama3_rope_scaling",
         "gemma",
@@ -144,6 +145,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
 #[test]
 fn gguf_files_with_q8_0_weights_match_transformers_within_the_quantization() {
     for name in [
+        "bert",
         "llama_gqa_bf16",
         "gemma",
         "gemma2",

@@ -157,66 +157,157 @@ pub enum GgufWeights {
     Q8_0,
 }
 
-/// Writes layer 0 of a small Llama, Qwen2, Qwen3 or Gemma (1, 2, 3) checkpoint folder (its `config.json` and
-/// `model.safetensors`) into a GGUF file as llama.cpp's `convert_hf_to_gguf.py` would: its
-/// names and metadata keys, each Llama head's query and key rows interleaved (`permute`), 1
-/// added to Gemma's norm weights (in float32); norms, biases and the token table in `F32`.
+/// Writes layer 0 of a small BERT, Llama, Qwen2, Qwen3 or Gemma (1, 2, 3) checkpoint folder
+/// (its `config.json` and `model.safetensors`) into a GGUF file as llama.cpp's
+/// `convert_hf_to_gguf.py` would: its names and metadata keys, each Llama head's query and key
+/// rows interleaved (`permute`), 1 added to Gemma's norm weights (in float32), Llama 3's
+/// `rope_freqs.weight`; norms, biases and the token tables in `F32`.
 pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
-    use embedlens::core::gguf::{GgmlType, GgufWriter};
-    use embedlens::core::layer0::source::{SafetensorsBytes, TensorSource};
-
     let config: Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).unwrap())
             .unwrap();
-    let count = |key: &str| config[key].as_u64().map(|n| usize::try_from(n).unwrap());
-    let arch = gguf_architecture(&config);
-    let hidden = count("hidden_size").unwrap();
-    let heads = count("num_attention_heads").unwrap();
-    let kv_heads = count("num_key_value_heads").unwrap_or(heads);
-    let head_dim = count("head_dim").unwrap_or(hidden / heads);
     let bytes = std::fs::read(folder.join("model.safetensors")).unwrap();
-    let source = SafetensorsBytes::new("fixture", std::sync::Arc::new(bytes)).unwrap();
-    let rows_of = |name: &str| -> Vec<Vec<f32>> {
-        let shape = source.shape(name).unwrap().shape;
+    let fixture = FixtureTensors(
+        embedlens::core::layer0::source::SafetensorsBytes::new(
+            "fixture",
+            std::sync::Arc::new(bytes),
+        )
+        .unwrap(),
+    );
+    let writer = if gguf_architecture(&config) == "bert" {
+        convert_bert(&config, &fixture, weights)
+    } else {
+        convert_rotary(&config, &fixture, weights)
+    };
+    writer.write(path).unwrap();
+}
+
+/// A fixture's tensors, each read as rows of float32 (a vector is one row).
+struct FixtureTensors(embedlens::core::layer0::source::SafetensorsBytes);
+
+impl FixtureTensors {
+    fn has(&self, name: &str) -> bool {
+        use embedlens::core::layer0::source::TensorSource;
+        self.0.shape(name).is_some()
+    }
+
+    fn rows(&self, name: &str) -> Vec<Vec<f32>> {
+        use embedlens::core::layer0::source::TensorSource;
+        let shape = self.0.shape(name).unwrap().shape;
         let (rows, cols) = match shape[..] {
             [cols] => (1, cols),
             [rows, cols] => (rows, cols),
             _ => panic!("{name}: {shape:?}"),
         };
-        let table = source.table(name, rows, cols).unwrap();
+        let table = self.0.table(name, rows, cols).unwrap();
         (0..rows).map(|r| table.row(r).unwrap().to_vec()).collect()
-    };
-    let mut writer = converted_metadata(&config, heads, kv_heads, head_dim);
-    let f32_tensor = |writer: GgufWriter, name: &str, rows: &[Vec<f32>], vector: bool| {
-        let data: Vec<u8> = rows
-            .iter()
-            .flatten()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        let cols = rows[0].len() as u64;
-        let shape = if vector {
-            vec![cols]
-        } else {
-            vec![rows.len() as u64, cols]
-        };
-        writer.tensor(name, &shape, GgmlType(0), data)
-    };
-    let token = rows_of("embed_tokens.weight");
-    writer = f32_tensor(writer, "token_embd.weight", &token, false);
-    let mut norm = rows_of("layers.0.input_layernorm.weight");
-    let gemma = arch.starts_with("gemma");
-    if gemma {
-        norm[0].iter_mut().for_each(|w| *w += 1.0);
     }
-    writer = f32_tensor(writer, "blk.0.attn_norm.weight", &norm, true);
-    for (hf, gguf) in [("q_norm", "attn_q_norm"), ("k_norm", "attn_k_norm")] {
-        let name = format!("layers.0.self_attn.{hf}.weight");
-        if source.shape(&name).is_some() {
-            let mut norm = rows_of(&name);
+}
+
+/// Adds an `F32` tensor: a vector (one row) or a matrix.
+fn gguf_f32(
+    writer: embedlens::core::gguf::GgufWriter,
+    name: &str,
+    rows: &[Vec<f32>],
+    vector: bool,
+) -> embedlens::core::gguf::GgufWriter {
+    let data: Vec<u8> = rows
+        .iter()
+        .flatten()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let cols = rows[0].len() as u64;
+    let shape = if vector {
+        vec![cols]
+    } else {
+        vec![rows.len() as u64, cols]
+    };
+    writer.tensor(name, &shape, embedlens::core::gguf::GgmlType(0), data)
+}
+
+/// Adds a projection's weight matrix in the type the test asks for.
+fn weight_tensor(
+    writer: embedlens::core::gguf::GgufWriter,
+    name: &str,
+    rows: &[Vec<f32>],
+    weights: GgufWeights,
+) -> embedlens::core::gguf::GgufWriter {
+    match weights {
+        GgufWeights::F32 => gguf_f32(writer, name, rows, false),
+        GgufWeights::Q8_0 => {
+            let data = rows.iter().flat_map(|row| quantize_q8_0(row)).collect();
+            let shape = [rows.len() as u64, rows[0].len() as u64];
+            writer.tensor(name, &shape, embedlens::core::gguf::GgmlType(8), data)
+        }
+    }
+}
+
+/// llama.cpp's `BertModel`: the names change, the numbers do not.
+fn convert_bert(
+    config: &Value,
+    fixture: &FixtureTensors,
+    weights: GgufWeights,
+) -> embedlens::core::gguf::GgufWriter {
+    let heads = usize::try_from(config["num_attention_heads"].as_u64().unwrap()).unwrap();
+    let mut writer = bert_metadata(config, heads);
+    let embeddings = [
+        ("word_embeddings.weight", "token_embd.weight", false),
+        ("position_embeddings.weight", "position_embd.weight", false),
+        ("token_type_embeddings.weight", "token_types.weight", false),
+        ("LayerNorm.weight", "token_embd_norm.weight", true),
+        ("LayerNorm.bias", "token_embd_norm.bias", true),
+    ];
+    for (hf, gguf, vector) in embeddings {
+        writer = gguf_f32(
+            writer,
+            gguf,
+            &fixture.rows(&format!("embeddings.{hf}")),
+            vector,
+        );
+    }
+    for (hf, gguf) in [("query", "attn_q"), ("key", "attn_k"), ("value", "attn_v")] {
+        let layer = format!("encoder.layer.0.attention.self.{hf}");
+        let rows = fixture.rows(&format!("{layer}.weight"));
+        writer = weight_tensor(writer, &format!("blk.0.{gguf}.weight"), &rows, weights);
+        let bias = fixture.rows(&format!("{layer}.bias"));
+        writer = gguf_f32(writer, &format!("blk.0.{gguf}.bias"), &bias, true);
+    }
+    writer
+}
+
+/// llama.cpp's `LlamaModel`, `Qwen2Model`, `Qwen3Model` and the Gemma models.
+fn convert_rotary(
+    config: &Value,
+    fixture: &FixtureTensors,
+    weights: GgufWeights,
+) -> embedlens::core::gguf::GgufWriter {
+    let count = |key: &str| config[key].as_u64().map(|n| usize::try_from(n).unwrap());
+    let arch = gguf_architecture(config);
+    let hidden = count("hidden_size").unwrap();
+    let heads = count("num_attention_heads").unwrap();
+    let kv_heads = count("num_key_value_heads").unwrap_or(heads);
+    let head_dim = count("head_dim").unwrap_or(hidden / heads);
+    let mut writer = converted_metadata(config, heads, kv_heads, head_dim);
+    writer = gguf_f32(
+        writer,
+        "token_embd.weight",
+        &fixture.rows("embed_tokens.weight"),
+        false,
+    );
+    let gemma = arch.starts_with("gemma");
+    let norms = [
+        ("input_layernorm", "attn_norm"),
+        ("self_attn.q_norm", "attn_q_norm"),
+        ("self_attn.k_norm", "attn_k_norm"),
+    ];
+    for (hf, gguf) in norms {
+        let name = format!("layers.0.{hf}.weight");
+        if fixture.has(&name) {
+            let mut norm = fixture.rows(&name);
             if gemma {
                 norm[0].iter_mut().for_each(|w| *w += 1.0);
             }
-            writer = f32_tensor(writer, &format!("blk.0.{gguf}.weight"), &norm, true);
+            writer = gguf_f32(writer, &format!("blk.0.{gguf}.weight"), &norm, true);
         }
     }
     for (hf, gguf, head_count) in [
@@ -224,36 +315,24 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
         ("k", "attn_k", kv_heads),
         ("v", "attn_v", kv_heads),
     ] {
-        let mut rows = rows_of(&format!("layers.0.self_attn.{hf}_proj.weight"));
+        let mut rows = fixture.rows(&format!("layers.0.self_attn.{hf}_proj.weight"));
         let bias_name = format!("layers.0.self_attn.{hf}_proj.bias");
-        let mut bias = source
-            .shape(&bias_name)
-            .map(|_| rows_of(&bias_name).remove(0));
+        let mut bias = fixture
+            .has(&bias_name)
+            .then(|| fixture.rows(&bias_name).remove(0));
         if arch == "llama" && hf != "v" {
             rows = interleave(&rows, head_count);
             bias = bias.map(|b| interleave(&b, head_count));
         }
-        let name = format!("blk.0.{gguf}.weight");
-        writer = match weights {
-            GgufWeights::F32 => f32_tensor(writer, &name, &rows, false),
-            GgufWeights::Q8_0 => {
-                let data = rows.iter().flat_map(|row| quantize_q8_0(row)).collect();
-                writer.tensor(
-                    &name,
-                    &[rows.len() as u64, rows[0].len() as u64],
-                    GgmlType(8),
-                    data,
-                )
-            }
-        };
+        writer = weight_tensor(writer, &format!("blk.0.{gguf}.weight"), &rows, weights);
         if let Some(bias) = bias {
-            writer = f32_tensor(writer, &format!("blk.0.{gguf}.bias"), &[bias], true);
+            writer = gguf_f32(writer, &format!("blk.0.{gguf}.bias"), &[bias], true);
         }
     }
-    if let Some(divisors) = llama3_divisors(&config, head_dim) {
-        writer = f32_tensor(writer, "rope_freqs.weight", &[divisors], true);
+    if let Some(divisors) = llama3_divisors(config, head_dim) {
+        writer = gguf_f32(writer, "rope_freqs.weight", &[divisors], true);
     }
-    writer.write(path).unwrap();
+    writer
 }
 
 /// `rope_freqs.weight` as the converter computes it for Llama 3's `rope_scaling`: per rotated
@@ -354,6 +433,23 @@ fn converted_metadata(
             .metadata(&format!("{arch}.attention.value_length"), number(head_dim));
     }
     writer
+}
+
+/// The metadata llama.cpp's converter writes for a small BERT `config.json`.
+fn bert_metadata(config: &Value, heads: usize) -> embedlens::core::gguf::GgufWriter {
+    use embedlens::core::gguf::{GgufWriter, MetadataValue};
+
+    let count = |key: &str| u32::try_from(config[key].as_u64().unwrap()).unwrap();
+    #[expect(clippy::cast_possible_truncation, reason = "stored as float32")]
+    let eps = config["layer_norm_eps"].as_f64().unwrap() as f32;
+    GgufWriter::new()
+        .text("general.architecture", "bert")
+        .number("bert.context_length", count("max_position_embeddings"))
+        .number("bert.embedding_length", count("hidden_size"))
+        .number("bert.block_count", 1)
+        .number("bert.attention.head_count", u32::try_from(heads).unwrap())
+        .metadata("bert.attention.layer_norm_epsilon", MetadataValue::F32(eps))
+        .metadata("bert.attention.causal", MetadataValue::Bool(false))
 }
 
 /// The `general.architecture` llama.cpp gives a `config.json`'s `model_type`.

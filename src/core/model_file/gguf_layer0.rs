@@ -2,7 +2,8 @@
 //! Hugging Face names and `config.json` settings that [`crate::core::layer0`] asks for.
 //!
 //! This file is the one home of both tables: which GGUF tensor each Hugging Face name is
-//! ([`NAMES`]), and which metadata key each setting comes from ([`settings`]). What llama.cpp's
+//! ([`ROTARY_NAMES`], [`BERT_NAMES`]), and which metadata key each setting comes from
+//! ([`settings`]). What llama.cpp's
 //! converter changed on the way (interleaved query and key rows, Gemma's norm weights with
 //! their 1 added) is said per architecture in [`ARCHITECTURES`], and the layer undoes it in its
 //! arithmetic rather than by copying weights.
@@ -18,8 +19,11 @@ use crate::core::layer0::source::{Conversion, Settings, TensorShape, TensorSourc
 use crate::core::layer0::{Layer0, Unavailable, load};
 use crate::core::table::Table;
 
-/// Hugging Face's name for each layer-0 tensor, and llama.cpp's.
-const NAMES: [(&str, &str); 11] = [
+/// A family's Hugging Face name for each layer-0 tensor, and llama.cpp's.
+type Names = &'static [(&'static str, &'static str)];
+
+/// Llama-style models' names.
+const ROTARY_NAMES: Names = &[
     ("model.embed_tokens.weight", "token_embd.weight"),
     (
         "model.layers.0.input_layernorm.weight",
@@ -52,21 +56,73 @@ const NAMES: [(&str, &str); 11] = [
     (ROPE_FREQUENCY_DIVISORS, "rope_freqs.weight"),
 ];
 
+/// BERT's names (llama.cpp's `BertModel`; `RoBERTa`'s position table is cut to start at row
+/// 0, so it reads as BERT).
+const BERT_NAMES: Names = &[
+    ("embeddings.word_embeddings.weight", "token_embd.weight"),
+    (
+        "embeddings.position_embeddings.weight",
+        "position_embd.weight",
+    ),
+    (
+        "embeddings.token_type_embeddings.weight",
+        "token_types.weight",
+    ),
+    ("embeddings.LayerNorm.weight", "token_embd_norm.weight"),
+    ("embeddings.LayerNorm.bias", "token_embd_norm.bias"),
+    (
+        "encoder.layer.0.attention.self.query.weight",
+        "blk.0.attn_q.weight",
+    ),
+    (
+        "encoder.layer.0.attention.self.query.bias",
+        "blk.0.attn_q.bias",
+    ),
+    (
+        "encoder.layer.0.attention.self.key.weight",
+        "blk.0.attn_k.weight",
+    ),
+    (
+        "encoder.layer.0.attention.self.key.bias",
+        "blk.0.attn_k.bias",
+    ),
+    (
+        "encoder.layer.0.attention.self.value.weight",
+        "blk.0.attn_v.weight",
+    ),
+    (
+        "encoder.layer.0.attention.self.value.bias",
+        "blk.0.attn_v.bias",
+    ),
+];
+
 /// A `general.architecture` whose layer 0 embedlens reads: the Hugging Face `model_type` it
 /// was converted from, and what the converter changed.
 struct GgufArchitecture {
     name: &'static str,
     model_type: &'static str,
+    names: Names,
     conversion: Conversion,
 }
 
-/// The architectures read, as llama.cpp's `convert_hf_to_gguf.py` writes them: `LlamaModel`
+/// The architectures read, as llama.cpp's `convert_hf_to_gguf.py` writes them: BERT as it is;
+/// `LlamaModel`
 /// permutes the query and key rows of each head (its `RoPE` turns neighbouring numbers); the
 /// Gemma models (1, 2 and 3) add 1 to every norm weight; Qwen2 and Qwen3 are stored as they are.
-const ARCHITECTURES: [GgufArchitecture; 6] = [
+const ARCHITECTURES: [GgufArchitecture; 7] = [
+    GgufArchitecture {
+        name: "bert",
+        model_type: "bert",
+        names: BERT_NAMES,
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: false,
+        },
+    },
     GgufArchitecture {
         name: "llama",
         model_type: "llama",
+        names: ROTARY_NAMES,
         conversion: Conversion {
             interleaved_query_key_rows: true,
             norm_weights_include_one: false,
@@ -75,6 +131,7 @@ const ARCHITECTURES: [GgufArchitecture; 6] = [
     GgufArchitecture {
         name: "qwen2",
         model_type: "qwen2",
+        names: ROTARY_NAMES,
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: false,
@@ -83,6 +140,7 @@ const ARCHITECTURES: [GgufArchitecture; 6] = [
     GgufArchitecture {
         name: "qwen3",
         model_type: "qwen3",
+        names: ROTARY_NAMES,
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: false,
@@ -91,6 +149,7 @@ const ARCHITECTURES: [GgufArchitecture; 6] = [
     GgufArchitecture {
         name: "gemma",
         model_type: "gemma",
+        names: ROTARY_NAMES,
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
@@ -99,6 +158,7 @@ const ARCHITECTURES: [GgufArchitecture; 6] = [
     GgufArchitecture {
         name: "gemma2",
         model_type: "gemma2",
+        names: ROTARY_NAMES,
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
@@ -107,6 +167,7 @@ const ARCHITECTURES: [GgufArchitecture; 6] = [
     GgufArchitecture {
         name: "gemma3",
         model_type: "gemma3_text",
+        names: ROTARY_NAMES,
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
@@ -128,6 +189,7 @@ pub(super) fn open_gguf_layer0(path: &Path) -> Result<Result<Layer0, Unavailable
     };
     let source = GgufTensors {
         file: &file,
+        names: architecture.names,
         conversion: architecture.conversion,
     };
     let settings = match settings(&file, architecture) {
@@ -159,6 +221,7 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
     copy("num_attention_heads", "attention.head_count")?;
     copy("num_key_value_heads", "attention.head_count_kv")?;
     copy("rms_norm_eps", "attention.layer_norm_rms_epsilon")?;
+    copy("layer_norm_eps", "attention.layer_norm_epsilon")?;
     copy("rope_theta", "rope.freq_base")?;
     copy("max_position_embeddings", "context_length")?;
     let key_length = copy("head_dim", "attention.key_length")?;
@@ -270,16 +333,17 @@ fn first_number(file: &GgufFile, key: &str) -> Result<Option<f64>> {
     }
 }
 
-/// A GGUF file's tensors under the Hugging Face names of [`NAMES`].
+/// A GGUF file's tensors under the Hugging Face names of its family.
 struct GgufTensors<'a> {
     file: &'a GgufFile,
+    names: Names,
     conversion: Conversion,
 }
 
 impl GgufTensors<'_> {
     /// The GGUF name of a Hugging Face name, when the table has it.
-    fn gguf_name(name: &str) -> Option<&'static str> {
-        NAMES
+    fn gguf_name(&self, name: &str) -> Option<&'static str> {
+        self.names
             .iter()
             .find(|(hugging_face, _)| *hugging_face == name)
             .map(|&(_, gguf)| gguf)
@@ -288,7 +352,7 @@ impl GgufTensors<'_> {
 
 impl TensorSource for GgufTensors<'_> {
     fn shape(&self, name: &str) -> Option<TensorShape> {
-        let tensor = self.file.tensor(Self::gguf_name(name)?)?;
+        let tensor = self.file.tensor(self.gguf_name(name)?)?;
         Some(TensorShape {
             shape: tensor
                 .shape()
@@ -300,7 +364,8 @@ impl TensorSource for GgufTensors<'_> {
     }
 
     fn table(&self, name: &str, rows: usize, cols: usize) -> Result<Table> {
-        let gguf = Self::gguf_name(name)
+        let gguf = self
+            .gguf_name(name)
             .ok_or_else(|| anyhow!("{}: no tensor named {name}", self.display_name()))?;
         let table = self.file.table(gguf)?;
         if (table.rows(), table.cols()) != (rows, cols) {
@@ -319,7 +384,7 @@ impl TensorSource for GgufTensors<'_> {
     }
 
     fn names(&self) -> Vec<String> {
-        NAMES
+        self.names
             .iter()
             .filter(|(_, gguf)| self.file.tensor(gguf).is_some())
             .map(|&(hugging_face, _)| hugging_face.to_owned())
@@ -411,13 +476,15 @@ mod tests {
 
     #[test]
     fn huggingface_names_map_to_llama_cpp_names_one_to_one() {
-        for (index, (hugging_face, gguf)) in NAMES.iter().enumerate() {
-            assert_eq!(GgufTensors::gguf_name(hugging_face), Some(*gguf));
-            assert!(
-                NAMES[index + 1..]
-                    .iter()
-                    .all(|(h, g)| h != hugging_face && g != gguf)
-            );
+        for names in [ROTARY_NAMES, BERT_NAMES] {
+            for (index, (hugging_face, gguf)) in names.iter().enumerate() {
+                assert!(
+                    names[index + 1..]
+                        .iter()
+                        .all(|(h, g)| h != hugging_face && g != gguf)
+                );
+            }
         }
+        assert!(ARCHITECTURES.iter().all(|a| !a.names.is_empty()));
     }
 }
