@@ -226,3 +226,30 @@ fn an_ollama_model_is_found_in_its_models_folder() {
         "{error}"
     );
 }
+
+#[test]
+fn an_ollama_models_own_layer_0_is_read_from_its_blob() {
+    let folder = TempDir::new("ollama-layer0");
+    let root = folder.join("models");
+    let manifests = root.join("manifests/registry.ollama.ai/library/tiny");
+    std::fs::create_dir_all(&manifests).expect("a manifests folder");
+    std::fs::create_dir_all(root.join("blobs")).expect("a blobs folder");
+    let manifest = r#"{"schemaVersion":2,"layers":[
+        {"mediaType":"application/vnd.ollama.image.model","digest":"sha256:11a4"}]}"#;
+    std::fs::write(manifests.join("latest"), manifest).expect("a manifest");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/llama_gqa_bf16");
+    common::convert_to_gguf(
+        &fixture,
+        &root.join("blobs/sha256-11a4"),
+        common::GgufWeights::F32,
+    );
+    let table = stdout_of(
+        &["attention", "--model", "ollama:tiny", "--ids", "3,10,7"],
+        Some(&root),
+    );
+    assert!(
+        table.contains("layer 0 of a Llama-style (llama) model, 4 query heads, 2 key/value heads"),
+        "{table}"
+    );
+}
