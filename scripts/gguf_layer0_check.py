@@ -119,6 +119,12 @@ def build(path, ids):
             if "norm" in ours:
                 values = values - np.float32(norm_shift)
             parameters[ours].copy_(torch.from_numpy(np.ascontiguousarray(values)))
+    if "rope_freqs.weight" in weights:
+        # Llama 3's scaling, as the converter stores it: each pair's angle divided.
+        divisors = torch.from_numpy(weights["rope_freqs.weight"].reshape(-1))
+        rotary = model.rotary_emb
+        rotary.inv_freq = rotary.inv_freq / divisors
+        rotary.original_inv_freq = rotary.inv_freq
     model.eval()
     return model
 
