@@ -3,10 +3,9 @@
 //!
 //! This file is the one home of both tables: which GGUF tensor each Hugging Face name is
 //! ([`ROTARY_NAMES`], [`BERT_NAMES`]), and which metadata key each setting comes from
-//! ([`settings`]). What llama.cpp's
-//! converter changed on the way (interleaved query and key rows, Gemma's norm weights with
-//! their 1 added) is said per architecture in [`ARCHITECTURES`], and the layer undoes it in its
-//! arithmetic rather than by copying weights.
+//! ([`settings`]). What llama.cpp's converter changed on the way (interleaved query and key
+//! rows, Gemma's norm weights with their 1 added) is said per architecture in
+//! [`ARCHITECTURES`], and the layer undoes it in its arithmetic rather than by copying weights.
 
 use std::path::Path;
 
@@ -269,7 +268,7 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
 
 /// What llama.cpp's Gemma 2 and 3 code takes as given (`llama-model.cpp`): Gemma 2 alternates
 /// sliding and global layers (window 4096 unless `attention.sliding_window` says) and caps its
-/// scores by `attn_logit_softcapping`; Gemma 3 makes every sixth layer global and turns the
+/// scores by `attn_logit_softcapping` (50 unless the file says); Gemma 3 makes every sixth layer global and turns the
 /// others by a `RoPE` base of 10000. Scores are scaled by a head's width, or by
 /// `embedding_length / head_count` for the 27B models (46 and 62 layers).
 fn gemma_settings(
@@ -290,7 +289,9 @@ fn gemma_settings(
     if let Some(window) = window.or(gemma2.then_some(4096.0)) {
         fields.insert("sliding_window".to_owned(), window.into());
     }
-    if gemma2 && let Some(cap) = first_number(file, "gemma2.attn_logit_softcapping")? {
+    if gemma2 {
+        // 50 when the file does not say, as in llama.cpp and transformers.
+        let cap = first_number(file, "gemma2.attn_logit_softcapping")?.unwrap_or(50.0);
         fields.insert("attn_logit_softcapping".to_owned(), cap.into());
     }
     let large = if gemma2 { 46.0 } else { 62.0 };
