@@ -119,6 +119,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
     // weights with their 1 added (Gemma 3's head norms too), Qwen2's biases.
     for name in [
         "bert",
+        "gpt2",
         "llama_gqa_bf16",
         "llama3_rope_scaling",
         "gemma",
@@ -146,6 +147,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
 fn gguf_files_with_q8_0_weights_match_transformers_within_the_quantization() {
     for name in [
         "bert",
+        "gpt2",
         "llama_gqa_bf16",
         "gemma",
         "gemma2",

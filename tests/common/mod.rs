@@ -157,7 +157,7 @@ pub enum GgufWeights {
     Q8_0,
 }
 
-/// Writes layer 0 of a small BERT, Llama, Qwen2, Qwen3 or Gemma (1, 2, 3) checkpoint folder
+/// Writes layer 0 of a small BERT, GPT-2, Llama, Qwen2, Qwen3 or Gemma (1, 2, 3) checkpoint folder
 /// (its `config.json` and `model.safetensors`) into a GGUF file as llama.cpp's
 /// `convert_hf_to_gguf.py` would: its names and metadata keys, each Llama head's query and key
 /// rows interleaved (`permute`), 1 added to Gemma's norm weights (in float32), Llama 3's
@@ -174,10 +174,10 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
         )
         .unwrap(),
     );
-    let writer = if gguf_architecture(&config) == "bert" {
-        convert_bert(&config, &fixture, weights)
-    } else {
-        convert_rotary(&config, &fixture, weights)
+    let writer = match gguf_architecture(&config).as_str() {
+        "bert" => convert_bert(&config, &fixture, weights),
+        "gpt2" => convert_gpt2(&config, &fixture, weights),
+        _ => convert_rotary(&config, &fixture, weights),
     };
     writer.write(path).unwrap();
 }
@@ -273,6 +273,61 @@ fn convert_bert(
         writer = gguf_f32(writer, &format!("blk.0.{gguf}.bias"), &bias, true);
     }
     writer
+}
+
+/// llama.cpp's `GPT2Model`: `c_attn`'s weight transposed to `outputs × inputs`.
+fn convert_gpt2(
+    config: &Value,
+    fixture: &FixtureTensors,
+    weights: GgufWeights,
+) -> embedlens::core::gguf::GgufWriter {
+    use embedlens::core::gguf::{GgufWriter, MetadataValue};
+
+    let count = |key: &str| u32::try_from(config[key].as_u64().unwrap()).unwrap();
+    #[expect(clippy::cast_possible_truncation, reason = "stored as float32")]
+    let eps = config["layer_norm_epsilon"].as_f64().unwrap() as f32;
+    let mut writer = GgufWriter::new()
+        .text("general.architecture", "gpt2")
+        .number("gpt2.context_length", count("n_positions"))
+        .number("gpt2.embedding_length", count("n_embd"))
+        .number("gpt2.block_count", 1)
+        .number("gpt2.attention.head_count", count("n_head"))
+        .metadata("gpt2.attention.layer_norm_epsilon", MetadataValue::F32(eps));
+    writer = gguf_f32(
+        writer,
+        "token_embd.weight",
+        &fixture.rows("wte.weight"),
+        false,
+    );
+    writer = gguf_f32(
+        writer,
+        "position_embd.weight",
+        &fixture.rows("wpe.weight"),
+        false,
+    );
+    writer = gguf_f32(
+        writer,
+        "blk.0.attn_norm.weight",
+        &fixture.rows("h.0.ln_1.weight"),
+        true,
+    );
+    writer = gguf_f32(
+        writer,
+        "blk.0.attn_norm.bias",
+        &fixture.rows("h.0.ln_1.bias"),
+        true,
+    );
+    let conv1d = fixture.rows("h.0.attn.c_attn.weight");
+    let transposed: Vec<Vec<f32>> = (0..conv1d[0].len())
+        .map(|output| conv1d.iter().map(|input| input[output]).collect())
+        .collect();
+    writer = weight_tensor(writer, "blk.0.attn_qkv.weight", &transposed, weights);
+    gguf_f32(
+        writer,
+        "blk.0.attn_qkv.bias",
+        &fixture.rows("h.0.attn.c_attn.bias"),
+        true,
+    )
 }
 
 /// llama.cpp's `LlamaModel`, `Qwen2Model`, `Qwen3Model` and the Gemma models.

@@ -16,8 +16,8 @@ pub const ATTENTION_SUFFIX: &str = "h.0.attn.c_attn.weight";
 /// Reads GPT-2's layer 0 whose tensor names start with `prefix`.
 ///
 /// `c_attn` is a `Conv1D`: its weight is stored `hidden × 3·hidden` (input × output). It is
-/// read once, turned to `outputs × inputs`, and split into the query, key and value layers:
-/// the one copy of those matrices.
+/// read once, turned to `outputs × inputs` (a GGUF file stores it so already), and split into
+/// the query, key and value layers: the one copy of those matrices.
 ///
 /// # Errors
 /// [`Unavailable`] when a tensor is missing or malformed.
@@ -69,14 +69,13 @@ pub fn load(
             value: "false".to_owned(),
         });
     }
-    let weight = matrix(
-        source,
-        &format!("{block}attn.c_attn.weight"),
-        hidden,
-        3 * hidden,
-    )?;
+    let weight_name = format!("{block}attn.c_attn.weight");
+    let transposed = if source.conversion().attention_weight_transposed {
+        rows_of(&matrix(source, &weight_name, 3 * hidden, hidden)?)?
+    } else {
+        transpose(&matrix(source, &weight_name, hidden, 3 * hidden)?, hidden)?
+    };
     let bias = vector(source, &format!("{block}attn.c_attn.bias"), 3 * hidden)?;
-    let transposed = transpose(&weight, hidden)?;
     let part = |index: usize| -> Result<Linear, Unavailable> {
         let rows = transposed.slice(s![index * hidden..(index + 1) * hidden, ..]);
         let bias = bias
@@ -108,6 +107,19 @@ pub fn load(
         notes: vec![format!("ln_1: {eps_note}")],
     }
     .build()
+}
+
+/// A weight already stored `outputs × inputs`, read into memory.
+fn rows_of(weight: &Table) -> Result<Array2<f32>, Unavailable> {
+    let mut rows = Array2::zeros((weight.rows(), weight.cols()));
+    let complete = weight.for_each_row(|output, row| {
+        rows.row_mut(output).assign(&ndarray::ArrayView1::from(row));
+    });
+    if complete {
+        Ok(rows)
+    } else {
+        Err(Unavailable::Invalid("c_attn could not be read".to_owned()))
+    }
 }
 
 /// A `Conv1D` weight (`inputs × outputs`) as `outputs × inputs`.

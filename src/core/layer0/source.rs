@@ -34,6 +34,9 @@ pub struct Conversion {
     /// Gemma's norm weights stored as `1 + weight`, the 1 already added (llama.cpp's Gemma
     /// converters add it, as llama.cpp's `RMSNorm` multiplies by the weight alone).
     pub norm_weights_include_one: bool,
+    /// GPT-2's `c_attn` stored as a linear layer's weight, `outputs × inputs` (llama.cpp's
+    /// converter transposes the `Conv1D`, which stores `inputs × outputs`).
+    pub attention_weight_transposed: bool,
 }
 
 /// A store of named tensors, read in place.

@@ -2,7 +2,7 @@
 //! Hugging Face names and `config.json` settings that [`crate::core::layer0`] asks for.
 //!
 //! This file is the one home of both tables: which GGUF tensor each Hugging Face name is
-//! ([`ROTARY_NAMES`], [`BERT_NAMES`]), and which metadata key each setting comes from
+//! ([`ROTARY_NAMES`], [`BERT_NAMES`], [`GPT2_NAMES`]), and which metadata key each setting comes from
 //! ([`settings`]). What llama.cpp's converter changed on the way (interleaved query and key
 //! rows, Gemma's norm weights with their 1 added) is said per architecture in
 //! [`ARCHITECTURES`], and the layer undoes it in its arithmetic rather than by copying weights.
@@ -55,6 +55,16 @@ const ROTARY_NAMES: Names = &[
     (ROPE_FREQUENCY_DIVISORS, "rope_freqs.weight"),
 ];
 
+/// GPT-2's names (llama.cpp's `GPT2Model`).
+const GPT2_NAMES: Names = &[
+    ("wte.weight", "token_embd.weight"),
+    ("wpe.weight", "position_embd.weight"),
+    ("h.0.ln_1.weight", "blk.0.attn_norm.weight"),
+    ("h.0.ln_1.bias", "blk.0.attn_norm.bias"),
+    ("h.0.attn.c_attn.weight", "blk.0.attn_qkv.weight"),
+    ("h.0.attn.c_attn.bias", "blk.0.attn_qkv.bias"),
+];
+
 /// BERT's names (llama.cpp's `BertModel`; `RoBERTa`'s position table is cut to start at row
 /// 0, so it reads as BERT).
 const BERT_NAMES: Names = &[
@@ -105,10 +115,21 @@ struct GgufArchitecture {
 }
 
 /// The architectures read, as llama.cpp's `convert_hf_to_gguf.py` writes them: BERT as it is;
+/// GPT-2 with `c_attn` transposed;
 /// `LlamaModel`
 /// permutes the query and key rows of each head (its `RoPE` turns neighbouring numbers); the
 /// Gemma models (1, 2 and 3) add 1 to every norm weight; Qwen2 and Qwen3 are stored as they are.
-const ARCHITECTURES: [GgufArchitecture; 7] = [
+const ARCHITECTURES: [GgufArchitecture; 8] = [
+    GgufArchitecture {
+        name: "gpt2",
+        model_type: "gpt2",
+        names: GPT2_NAMES,
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: false,
+            attention_weight_transposed: true,
+        },
+    },
     GgufArchitecture {
         name: "bert",
         model_type: "bert",
@@ -116,6 +137,7 @@ const ARCHITECTURES: [GgufArchitecture; 7] = [
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: false,
+            attention_weight_transposed: false,
         },
     },
     GgufArchitecture {
@@ -125,6 +147,7 @@ const ARCHITECTURES: [GgufArchitecture; 7] = [
         conversion: Conversion {
             interleaved_query_key_rows: true,
             norm_weights_include_one: false,
+            attention_weight_transposed: false,
         },
     },
     GgufArchitecture {
@@ -134,6 +157,7 @@ const ARCHITECTURES: [GgufArchitecture; 7] = [
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: false,
+            attention_weight_transposed: false,
         },
     },
     GgufArchitecture {
@@ -143,6 +167,7 @@ const ARCHITECTURES: [GgufArchitecture; 7] = [
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: false,
+            attention_weight_transposed: false,
         },
     },
     GgufArchitecture {
@@ -152,6 +177,7 @@ const ARCHITECTURES: [GgufArchitecture; 7] = [
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
+            attention_weight_transposed: false,
         },
     },
     GgufArchitecture {
@@ -161,6 +187,7 @@ const ARCHITECTURES: [GgufArchitecture; 7] = [
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
+            attention_weight_transposed: false,
         },
     },
     GgufArchitecture {
@@ -170,6 +197,7 @@ const ARCHITECTURES: [GgufArchitecture; 7] = [
         conversion: Conversion {
             interleaved_query_key_rows: false,
             norm_weights_include_one: true,
+            attention_weight_transposed: false,
         },
     },
 ];
@@ -220,7 +248,9 @@ fn settings(file: &GgufFile, architecture: &GgufArchitecture) -> Result<Settings
     copy("num_attention_heads", "attention.head_count")?;
     copy("num_key_value_heads", "attention.head_count_kv")?;
     copy("rms_norm_eps", "attention.layer_norm_rms_epsilon")?;
+    // BERT's name for it, and GPT-2's.
     copy("layer_norm_eps", "attention.layer_norm_epsilon")?;
+    copy("layer_norm_epsilon", "attention.layer_norm_epsilon")?;
     copy("rope_theta", "rope.freq_base")?;
     copy("max_position_embeddings", "context_length")?;
     let key_length = copy("head_dim", "attention.key_length")?;
@@ -477,7 +507,7 @@ mod tests {
 
     #[test]
     fn huggingface_names_map_to_llama_cpp_names_one_to_one() {
-        for names in [ROTARY_NAMES, BERT_NAMES] {
+        for names in [ROTARY_NAMES, BERT_NAMES, GPT2_NAMES] {
             for (index, (hugging_face, gguf)) in names.iter().enumerate() {
                 assert!(
                     names[index + 1..]
