@@ -326,8 +326,8 @@ fn a_gguf_file_of_another_architecture_says_which_it_reads() {
     assert!(
         error.contains(
             "general.architecture rwkv6: embedlens reads the first attention layer of GGUF \
-             files of the bert, gpt2, llama, qwen2, qwen3, gemma, gemma2 and gemma3 \
-             architectures only"
+             files of the bert, gpt2, llama, qwen2, qwen3, stablelm, gemma, gemma2 and \
+             gemma3 architectures only"
         ),
         "{error}"
     );

@@ -127,6 +127,7 @@ fn gguf_files_converted_by_llama_cpp_match_transformers() {
         "gemma3",
         "qwen2_biases_f16",
         "qwen3",
+        "stablelm_partial_rotary",
     ] {
         let layer = open_as_gguf(name, common::GgufWeights::F32);
         let (weight_gap, output_gap) = largest_gaps(name, &layer);

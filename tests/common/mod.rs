@@ -157,7 +157,8 @@ pub enum GgufWeights {
     Q8_0,
 }
 
-/// Writes layer 0 of a small BERT, GPT-2, Llama, Qwen2, Qwen3 or Gemma (1, 2, 3) checkpoint folder
+/// Writes layer 0 of a small BERT, GPT-2, Llama, Qwen2, Qwen3, `StableLM` or Gemma (1, 2, 3)
+/// checkpoint folder
 /// (its `config.json` and `model.safetensors`) into a GGUF file as llama.cpp's
 /// `convert_hf_to_gguf.py` would: its names and metadata keys, each Llama head's query and key
 /// rows interleaved (`permute`), 1 added to Gemma's norm weights (in float32), Llama 3's
@@ -330,7 +331,7 @@ fn convert_gpt2(
     )
 }
 
-/// llama.cpp's `LlamaModel`, `Qwen2Model`, `Qwen3Model` and the Gemma models.
+/// llama.cpp's `LlamaModel`, `Qwen2Model`, `Qwen3Model`, `StableLMModel` and the Gemma models.
 fn convert_rotary(
     config: &Value,
     fixture: &FixtureTensors,
@@ -364,6 +365,10 @@ fn convert_rotary(
             }
             writer = gguf_f32(writer, &format!("blk.0.{gguf}.weight"), &norm, true);
         }
+    }
+    if fixture.has("layers.0.input_layernorm.bias") {
+        let bias = fixture.rows("layers.0.input_layernorm.bias");
+        writer = gguf_f32(writer, "blk.0.attn_norm.bias", &bias, true);
     }
     for (hf, gguf, head_count) in [
         ("q", "attn_q", heads),
@@ -439,7 +444,14 @@ fn converted_metadata(
     let arch = arch.as_str();
     let count = |key: &str| usize::try_from(config[key].as_u64().unwrap()).unwrap();
     let hidden = count("hidden_size");
-    let eps = config["rms_norm_eps"].as_f64().unwrap();
+    // RMSNorm models state rms_norm_eps; StableLM's LayerNorm, layer_norm_eps.
+    let (eps_key, eps) = match config["rms_norm_eps"].as_f64() {
+        Some(eps) => ("layer_norm_rms_epsilon", eps),
+        None => (
+            "layer_norm_epsilon",
+            config["layer_norm_eps"].as_f64().unwrap(),
+        ),
+    };
     // Gemma 3 keeps a base per kind of layer; GGUF stores the full-attention one.
     let rope = &config["rope_parameters"];
     let theta = rope["rope_theta"]
@@ -451,6 +463,14 @@ fn converted_metadata(
         reason = "GGUF stores these as float32, as the converter writes them"
     )]
     let (eps, theta) = (eps as f32, theta as f32);
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "int(head_dim * partial_rotary_factor), as the converter computes it"
+    )]
+    let rotated =
+        (head_dim as f64 * rope["partial_rotary_factor"].as_f64().unwrap_or(1.0)) as usize;
     let number = |n: usize| MetadataValue::U32(u32::try_from(n).unwrap());
     let mut writer = GgufWriter::new()
         .text("general.architecture", arch)
@@ -463,11 +483,11 @@ fn converted_metadata(
         .metadata(&format!("{arch}.attention.head_count"), number(heads))
         .metadata(&format!("{arch}.attention.head_count_kv"), number(kv_heads))
         .metadata(
-            &format!("{arch}.attention.layer_norm_rms_epsilon"),
+            &format!("{arch}.attention.{eps_key}"),
             MetadataValue::F32(eps),
         )
         .metadata(&format!("{arch}.rope.freq_base"), MetadataValue::F32(theta))
-        .metadata(&format!("{arch}.rope.dimension_count"), number(head_dim));
+        .metadata(&format!("{arch}.rope.dimension_count"), number(rotated));
     if arch == "gemma2" || arch == "gemma3" {
         writer = writer.metadata(
             &format!("{arch}.attention.sliding_window"),

@@ -28,6 +28,11 @@ const ROTARY_NAMES: Names = &[
         "model.layers.0.input_layernorm.weight",
         "blk.0.attn_norm.weight",
     ),
+    // StableLM's LayerNorm.
+    (
+        "model.layers.0.input_layernorm.bias",
+        "blk.0.attn_norm.bias",
+    ),
     (
         "model.layers.0.self_attn.q_proj.weight",
         "blk.0.attn_q.weight",
@@ -118,8 +123,9 @@ struct GgufArchitecture {
 /// GPT-2 with `c_attn` transposed;
 /// `LlamaModel`
 /// permutes the query and key rows of each head (its `RoPE` turns neighbouring numbers); the
-/// Gemma models (1, 2 and 3) add 1 to every norm weight; Qwen2 and Qwen3 are stored as they are.
-const ARCHITECTURES: [GgufArchitecture; 8] = [
+/// Gemma models (1, 2 and 3) add 1 to every norm weight; Qwen2, Qwen3 and `StableLM` are stored
+/// as they are.
+const ARCHITECTURES: [GgufArchitecture; 9] = [
     GgufArchitecture {
         name: "gpt2",
         model_type: "gpt2",
@@ -163,6 +169,16 @@ const ARCHITECTURES: [GgufArchitecture; 8] = [
     GgufArchitecture {
         name: "qwen3",
         model_type: "qwen3",
+        names: ROTARY_NAMES,
+        conversion: Conversion {
+            interleaved_query_key_rows: false,
+            norm_weights_include_one: false,
+            attention_weight_transposed: false,
+        },
+    },
+    GgufArchitecture {
+        name: "stablelm",
+        model_type: "stablelm",
         names: ROTARY_NAMES,
         conversion: Conversion {
             interleaved_query_key_rows: false,
