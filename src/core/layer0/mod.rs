@@ -109,7 +109,8 @@ pub enum Unavailable {
 }
 
 /// The GGUF architectures whose layer 0 embedlens reads, for messages.
-pub const GGUF_ARCHITECTURES: &str = "bert, gpt2, llama, qwen2, qwen3, gemma, gemma2 and gemma3";
+pub const GGUF_ARCHITECTURES: &str =
+    "bert, gpt2, llama, qwen2, qwen3, stablelm, gemma, gemma2 and gemma3";
 
 impl fmt::Display for Unavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
