@@ -9,8 +9,10 @@
 //! decides which tensors are the embedding tables (as values, turned into sentences last),
 //! [`build`] reads those tables and the tokenizer, and [`inspect`] lists what a file holds.
 //! GGUF, the second file format, joins in [`open_model`] and [`inspect()`]: [`gguf`] and
-//! [`gguf_detect`] yield its tables and the same [`Provenance`]; [`ollama`] finds the GGUF
-//! blob of a model Ollama has pulled; [`hub_cache`] finds `ORG/NAME` in the Hugging Face cache.
+//! [`gguf_detect`] yield its tables and the same [`Provenance`]; [`gguf_layer0`] reads its first
+//! attention layer for [`open_layer0`] under the names and settings of the checkpoint it was
+//! converted from; [`ollama`] finds the GGUF blob of a model Ollama has pulled; [`hub_cache`]
+//! finds `ORG/NAME` in the Hugging Face cache.
 
 mod build;
 mod checkpoint;
