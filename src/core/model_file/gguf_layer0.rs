@@ -521,6 +521,74 @@ mod tests {
         assert!(!found.is_set("rope_local_base_freq"));
     }
 
+    /// A two-head llama file 8 wide, with `extra` metadata.
+    fn tiny_llama(name: &str, extra: &[(&str, MetadataValue)]) -> Result<Layer0, Unavailable> {
+        let mut writer = GgufWriter::new()
+            .text("general.architecture", "llama")
+            .number("llama.embedding_length", 8)
+            .number("llama.attention.head_count", 2)
+            .number("llama.context_length", 16);
+        for (key, value) in extra {
+            writer = writer.metadata(key, value.clone());
+        }
+        let values: Vec<f32> = (0..64u8).map(|i| f32::from(i % 7) / 7.0 - 0.4).collect();
+        writer = writer
+            .f32_table("token_embd.weight", 4, 8, &values[..32])
+            .tensor(
+                "blk.0.attn_norm.weight",
+                &[8],
+                crate::core::gguf::GgmlType(0),
+                [1.0f32; 8].iter().flat_map(|v| v.to_le_bytes()).collect(),
+            );
+        for projection in ["attn_q", "attn_k", "attn_v"] {
+            writer = writer.f32_table(&format!("blk.0.{projection}.weight"), 8, 8, &values);
+        }
+        let folder = crate::core::test_fixtures::TempDir::new(name);
+        let path = folder.join("tiny.gguf");
+        writer.write(&path).unwrap();
+        open_gguf_layer0(&path).unwrap()
+    }
+
+    #[test]
+    fn a_rope_scaling_that_reaches_layer_0_is_named_and_a_linear_one_of_1_is_none() {
+        let yarn = tiny_llama(
+            "yarn",
+            &[(
+                "llama.rope.scaling.type",
+                MetadataValue::String("yarn".into()),
+            )],
+        );
+        assert_eq!(
+            yarn.unwrap_err(),
+            Unavailable::Setting {
+                name: "rope_scaling".to_owned(),
+                value: "yarn".to_owned()
+            }
+        );
+        let linear_one = tiny_llama(
+            "linear",
+            &[
+                (
+                    "llama.rope.scaling.type",
+                    MetadataValue::String("linear".into()),
+                ),
+                ("llama.rope.scaling.factor", MetadataValue::F32(1.0)),
+            ],
+        );
+        assert_eq!(linear_one.unwrap().heads(), 2);
+        let linear_four = tiny_llama(
+            "linear4",
+            &[
+                (
+                    "llama.rope.scaling.type",
+                    MetadataValue::String("linear".into()),
+                ),
+                ("llama.rope.scaling.factor", MetadataValue::F32(4.0)),
+            ],
+        );
+        assert!(matches!(linear_four, Err(Unavailable::Setting { .. })));
+    }
+
     #[test]
     fn huggingface_names_map_to_llama_cpp_names_one_to_one() {
         for names in [ROTARY_NAMES, BERT_NAMES, GPT2_NAMES] {
