@@ -7,7 +7,7 @@ use std::sync::atomic::{self, AtomicBool};
 
 use ndarray::{Array1, Array2, ArrayView1};
 
-use super::table::{StoredRow, Table};
+use super::table::{StoredRow, Table, widen_bf16};
 
 /// The cosine similarity of every pair of vectors: entry `[i, j]` is `cos(v_i, v_j)`.
 ///
@@ -309,18 +309,6 @@ fn dot_and_norm_squared_portable(query: &[f64], row: StoredRow) -> (f64, f64) {
         }
     }
     (dots.total(), squares.total())
-}
-
-/// Little-endian bfloat16 bytes widened into float32 numbers, exactly.
-#[expect(
-    clippy::inline_always,
-    reason = "the AVX2 copy is vectorised only when this is inlined into it"
-)]
-#[inline(always)]
-fn widen_bf16(bytes: &[u8], out: &mut [f32]) {
-    for (number, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-        *number = f32::from_bits(u32::from(u16::from_le_bytes([pair[0], pair[1]])) << 16);
-    }
 }
 
 /// The dot product of two float32 vectors in f64, in [`LANES`] running sums.

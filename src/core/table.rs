@@ -235,6 +235,35 @@ pub enum StoredRow<'a> {
     Bf16(&'a [u8]),
 }
 
+impl StoredRow<'_> {
+    /// The row's numbers as float32, written into `out` (exactly: widening bfloat16 is a
+    /// shift).
+    ///
+    /// # Panics
+    /// When `out` does not have one place for each number of the row.
+    pub fn widen_into(self, out: &mut [f32]) {
+        match self {
+            Self::F32(numbers) => out.copy_from_slice(numbers),
+            Self::Bf16(bytes) => {
+                assert_eq!(bytes.len(), out.len() * 2, "one place for each number");
+                widen_bf16(bytes, out);
+            }
+        }
+    }
+}
+
+/// Little-endian bfloat16 bytes widened into float32 numbers, exactly.
+#[expect(
+    clippy::inline_always,
+    reason = "an AVX2 caller is vectorised only when this is inlined into it"
+)]
+#[inline(always)]
+pub fn widen_bf16(bytes: &[u8], out: &mut [f32]) {
+    for (number, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *number = f32::from_bits(u32::from(u16::from_le_bytes([pair[0], pair[1]])) << 16);
+    }
+}
+
 impl Table {
     /// A table read in place from `rows × cols` little-endian numbers at `offset` in `source`.
     ///
@@ -356,6 +385,26 @@ impl Table {
                 Some(Array1::from(row))
             }
         }
+    }
+
+    /// The stored bytes of rows `range` (clipped to the table) of a table read in place, or
+    /// `None` for a table held in memory: what a reader can ask the processor to fetch
+    /// before it needs them.
+    #[must_use]
+    pub fn stored_bytes(&self, range: std::ops::Range<usize>) -> Option<&[u8]> {
+        let Storage::Mapped {
+            source,
+            offset,
+            dtype,
+        } = &self.storage
+        else {
+            return None;
+        };
+        let row_bytes = self.row_bytes(*dtype);
+        let (start, end) = (range.start.min(self.rows), range.end.min(self.rows));
+        source
+            .bytes()
+            .get(offset + start * row_bytes..offset + end.max(start) * row_bytes)
     }
 
     /// The bytes one row of a mapped table takes (checked in [`Self::mapped`]).

@@ -4,7 +4,7 @@
 //! once and met by every token while it is at hand. Every output number is computed by the
 //! same arithmetic whichever token it belongs to and wherever that token stands, so a
 //! reordering of the tokens reorders the outputs without changing a bit: products are added
-//! to eight float32 lanes by fused multiply-adds over blocks of 256 numbers (32 a lane), each
+//! to eight float32 lanes by fused multiply-adds over blocks of 512 numbers (64 a lane), each
 //! block's lanes are carried into f64, and the result is rounded once to f32 (within a few
 //! float32 roundings of the exact sum; PyTorch's own float32 matrix product sums in an order
 //! of its own).
@@ -14,10 +14,10 @@ use std::ops::Range;
 use anyhow::{Result, bail};
 use ndarray::Array1;
 
-use crate::core::table::Table;
+use crate::core::table::{Dtype, Table, widen_bf16};
 
 /// Numbers summed in float32 before being carried into f64.
-const BLOCK: usize = 256;
+const BLOCK: usize = 512;
 /// Float32 lanes in a block.
 const LANES: usize = 8;
 /// Below this many multiply-adds a second thread costs more than it saves.
@@ -73,92 +73,297 @@ impl Linear {
     /// When `inputs` is not a whole number of input vectors.
     #[must_use]
     pub fn apply(&self, inputs: &[f32]) -> Vec<f32> {
+        let [result] = apply_all([self], inputs);
+        result
+    }
+
+    /// The outputs of weight rows `range` for every token, row by row (`range.len() × tokens`).
+    ///
+    /// The rows are taken [`SUPER`] at a time, each pair of row and token keeping its f64
+    /// lanes while the numbers are walked a block at a time, so that the tokens' numbers of
+    /// one block stay in the core's second cache while every row of the super group meets
+    /// them; [`GROUP`] rows at a time have the block widened to f32 and met by the tokens
+    /// ([`dot_tiles`]), the next group's stored bytes fetched meanwhile. Each pair's blocks
+    /// are still added in order, so the arithmetic is [`dot`]'s.
+    fn rows_times(&self, range: Range<usize>, inputs: &Blocks<'_>) -> Vec<f32> {
         let width = self.inputs();
-        assert!(
-            width > 0 && inputs.len().is_multiple_of(width),
-            "inputs hold whole vectors"
-        );
-        let tokens = inputs.len() / width;
-        let outputs = self.outputs();
-        let work = tokens * width * outputs;
-        let threads = if work >= THREAD_WORK {
-            std::thread::available_parallelism().map_or(1, usize::from)
-        } else {
-            1
-        };
-        // Each share is the outputs of a range of weight rows, laid out row by row.
-        let shares: Vec<(Range<usize>, Vec<f32>)> = if threads > 1 {
-            let step = outputs.div_ceil(threads);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|share| {
-                        let range = share * step..((share + 1) * step).min(outputs);
-                        scope.spawn(move || (range.clone(), self.rows_times(range, inputs)))
-                    })
-                    .collect();
+        let tokens = inputs.count;
+        let blocks = width / BLOCK;
+        let whole = blocks * BLOCK;
+        let mut sums = Vec::with_capacity(range.len() * tokens);
+        let mut wide = vec![[0.0f64; LANES]; SUPER * tokens];
+        let mut group = vec![0.0f32; GROUP * BLOCK];
+        let mut row_tail = vec![0.0f32; width - whole];
+        for first in range.clone().step_by(SUPER) {
+            let rows = SUPER.min(range.end - first);
+            let source = RowSource::new(&self.weight, first..first + rows);
+            let wide = &mut wide[..rows * tokens];
+            wide.fill([0.0; LANES]);
+            for block in 0..blocks {
+                for start in (0..rows).step_by(GROUP) {
+                    let members = GROUP.min(rows - start);
+                    for member in 0..members {
+                        source.widen(
+                            start + member,
+                            block * BLOCK,
+                            &mut group[member * BLOCK..][..BLOCK],
+                        );
+                    }
+                    let next = start + GROUP;
+                    let ahead = if next < rows {
+                        source.stored(next..rows.min(next + GROUP), block * BLOCK, BLOCK)
+                    } else {
+                        Vec::new()
+                    };
+                    dot_tiles(
+                        &Blocks::new(&group, GROUP, members, BLOCK),
+                        inputs,
+                        block,
+                        &ahead,
+                        &mut wide[start * tokens..(start + members) * tokens],
+                    );
+                }
+            }
+            for (row, by_token) in wide.chunks_exact(tokens.max(1)).enumerate() {
+                source.widen(row, whole, &mut row_tail);
+                let bias = self
+                    .bias
+                    .as_ref()
+                    .map_or(0.0, |bias| f64::from(bias[first + row]));
+                sums.extend(by_token.iter().enumerate().map(|(token, &lanes)| {
+                    round_to_f32(finish(lanes, inputs.tail(token), &row_tail) + bias)
+                }));
+            }
+        }
+        sums
+    }
+}
+
+/// Where a super group's weight rows are read from: the stored bfloat16 bytes, widened a
+/// piece at a time as the panels need them, or (any other table) the rows widened once.
+enum RowSource<'a> {
+    /// The rows' bfloat16 bytes, row after row.
+    Bf16 {
+        /// The bytes.
+        bytes: &'a [u8],
+        /// Numbers in a row.
+        width: usize,
+    },
+    /// The rows as float32, row after row.
+    Widened {
+        /// The numbers.
+        numbers: Vec<f32>,
+        /// Numbers in a row.
+        width: usize,
+    },
+}
+
+impl<'a> RowSource<'a> {
+    /// Rows `range` of `table`.
+    fn new(table: &'a Table, range: Range<usize>) -> Self {
+        let width = table.cols();
+        if table.dtype() == Some(Dtype::BF16)
+            && let Some(bytes) = table.stored_bytes(range.clone())
+        {
+            return Self::Bf16 { bytes, width };
+        }
+        let mut numbers = vec![0.0f32; range.len() * width];
+        let first = range.start;
+        table.for_each_stored_row_in(range, |row, stored| {
+            stored.widen_into(&mut numbers[(row - first) * width..][..width]);
+        });
+        Self::Widened { numbers, width }
+    }
+
+    /// Numbers `start..start + out.len()` of row `row` (counted from the super group's
+    /// first), as float32.
+    fn widen(&self, row: usize, start: usize, out: &mut [f32]) {
+        match self {
+            Self::Bf16 { bytes, width } => {
+                widen_bf16(&bytes[(row * width + start) * 2..][..out.len() * 2], out);
+            }
+            Self::Widened { numbers, width } => {
+                out.copy_from_slice(&numbers[row * width + start..][..out.len()]);
+            }
+        }
+    }
+
+    /// The stored bytes of numbers `start..start + count` of each of rows `rows`: what the
+    /// next group will widen (nothing for rows already widened).
+    fn stored(&self, rows: Range<usize>, start: usize, count: usize) -> Vec<&'a [u8]> {
+        match self {
+            Self::Bf16 { bytes, width } => rows
+                .map(|row| &bytes[(row * width + start) * 2..][..count * 2])
+                .collect(),
+            Self::Widened { .. } => Vec::new(),
+        }
+    }
+}
+
+/// Several layers applied to the same inputs (the query, key and value projections): the
+/// inputs are laid out once, and each layer's rows are shared out among the threads, so both
+/// cores stay busy to the end. `results[i]` is `layers[i].apply(inputs)`, bit for bit.
+///
+/// # Panics
+/// When `inputs` is not a whole number of input vectors, or the layers take inputs of
+/// different widths.
+#[must_use]
+pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f32>; N] {
+    let width = layers.first().map_or(1, |layer| layer.inputs());
+    assert!(
+        layers.iter().all(|layer| layer.inputs() == width),
+        "the layers take inputs of one width"
+    );
+    assert!(
+        width > 0 && inputs.len().is_multiple_of(width),
+        "inputs hold whole vectors"
+    );
+    let tokens = inputs.len() / width;
+    let mut laid_out = vec![0.0f32; tokens * width];
+    for (token, numbers) in inputs.chunks_exact(width).enumerate() {
+        Blocks::write(&mut laid_out, tokens, token, numbers);
+    }
+    let inputs = Blocks::new(&laid_out, tokens, tokens, width);
+    let work: usize = layers
+        .iter()
+        .map(|layer| tokens * width * layer.outputs())
+        .sum();
+    let threads = if work >= THREAD_WORK {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        1
+    };
+    // Thread `share` computes rows `share × step ..` of every layer.
+    let share_of = |share: usize| {
+        layers.map(|layer| {
+            let step = layer.outputs().div_ceil(threads);
+            let range =
+                (share * step).min(layer.outputs())..((share + 1) * step).min(layer.outputs());
+            (range.clone(), layer.rows_times(range, &inputs))
+        })
+    };
+    let shares: Vec<[(Range<usize>, Vec<f32>); N]> = if threads > 1 {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..threads)
+                .map(|share| scope.spawn(move || share_of(share)))
+                .collect();
+            let mut shares = vec![share_of(0)];
+            shares.extend(
                 handles
                     .into_iter()
-                    .map(|handle| handle.join().expect("a projection thread does not panic"))
-                    .collect()
-            })
-        } else {
-            vec![(0..outputs, self.rows_times(0..outputs, inputs))]
-        };
+                    .map(|handle| handle.join().expect("a projection thread does not panic")),
+            );
+            shares
+        })
+    } else {
+        vec![share_of(0)]
+    };
+    std::array::from_fn(|index| {
+        let outputs = layers[index].outputs();
         let mut result = vec![0.0f32; tokens * outputs];
-        for (range, by_row) in shares {
-            for (row, sums) in range.zip(by_row.chunks_exact(tokens.max(1))) {
+        for share in &shares {
+            let (range, by_row) = &share[index];
+            for (row, sums) in range.clone().zip(by_row.chunks_exact(tokens.max(1))) {
                 for (token, &sum) in sums.iter().enumerate() {
                     result[token * outputs + row] = sum;
                 }
             }
         }
         result
+    })
+}
+
+/// Vectors of `width` numbers laid out block by block for the tiles: block `b` ([`BLOCK`]
+/// numbers) of every vector side by side, `slots` of them, then each vector's tail past its
+/// last whole block. The blocks the tiles meet together are then neighbours in memory, so
+/// the core's caches and prefetchers take them as one stream; rows a power of two apart
+/// (4096 numbers: 16 KiB) would instead fall on the same few sets of its first cache.
+#[derive(Clone, Copy)]
+struct Blocks<'a> {
+    /// The numbers, `slots × width` of them.
+    data: &'a [f32],
+    /// Vectors the layout has room for.
+    slots: usize,
+    /// Vectors in use: the first `count` slots.
+    count: usize,
+    /// Numbers in each vector.
+    width: usize,
+}
+
+impl<'a> Blocks<'a> {
+    /// `count` of the `slots` vectors laid out in `data`.
+    fn new(data: &'a [f32], slots: usize, count: usize, width: usize) -> Self {
+        assert!(
+            count <= slots && data.len() >= slots * width,
+            "a layout of whole vectors"
+        );
+        Self {
+            data,
+            slots,
+            count,
+            width,
+        }
     }
 
-    /// The outputs of weight rows `range` for every token, row by row (`range.len() × tokens`).
-    ///
-    /// Rows are widened to f32 [`GROUP`] at a time and met by every token while they are at
-    /// hand, two tokens and four rows at a time ([`dot_tiles`]).
-    fn rows_times(&self, range: Range<usize>, inputs: &[f32]) -> Vec<f32> {
-        let width = self.inputs();
-        let tokens = inputs.len() / width;
-        let mut sums = Vec::with_capacity(range.len() * tokens);
-        let mut group = Vec::with_capacity(GROUP * width);
-        let mut exact = vec![0.0f64; GROUP * tokens];
-        let mut first = range.start;
-        let mut flush = |first: usize, group: &mut Vec<f32>, sums: &mut Vec<f32>| {
-            let rows = group.len() / width;
-            let exact = &mut exact[..rows * tokens];
-            dot_tiles(group, inputs, width, exact);
-            for (row, by_token) in (first..first + rows).zip(exact.chunks_exact(tokens.max(1))) {
-                let bias = self.bias.as_ref().map_or(0.0, |bias| f64::from(bias[row]));
-                sums.extend(by_token.iter().map(|&sum| round_to_f32(sum + bias)));
-            }
-            group.clear();
-        };
-        self.weight.for_each_row_in(range, |row, weight| {
-            if group.is_empty() {
-                first = row;
-            }
-            group.extend_from_slice(weight);
-            if group.len() == GROUP * width {
-                flush(first, &mut group, &mut sums);
-            }
-        });
-        if !group.is_empty() {
-            flush(first, &mut group, &mut sums);
+    /// One vector alone: its layout is the vector itself.
+    fn one(vector: &'a [f32]) -> Self {
+        Self::new(vector, 1, 1, vector.len())
+    }
+
+    /// Where block `block` of vector `index` starts in a layout of `slots` vectors.
+    fn offset(slots: usize, index: usize, block: usize) -> usize {
+        (block * slots + index) * BLOCK
+    }
+
+    /// Where the tail of vector `index` starts in a layout of `slots` vectors of `width`.
+    fn tail_offset(slots: usize, width: usize, index: usize) -> usize {
+        let whole = width / BLOCK * BLOCK;
+        whole * slots + index * (width - whole)
+    }
+
+    /// Writes `vector` into slot `index` of a layout of `slots` vectors.
+    fn write(data: &mut [f32], slots: usize, index: usize, vector: &[f32]) {
+        for (block, numbers) in vector.chunks_exact(BLOCK).enumerate() {
+            data[Self::offset(slots, index, block)..][..BLOCK].copy_from_slice(numbers);
         }
-        sums
+        let whole = vector.len() / BLOCK * BLOCK;
+        data[Self::tail_offset(slots, vector.len(), index)..][..vector.len() - whole]
+            .copy_from_slice(&vector[whole..]);
+    }
+
+    /// Block `block` ([`BLOCK`] numbers) of vector `index`.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into the AVX2-compiled caller with the tiles"
+    )]
+    #[inline(always)]
+    fn block(&self, index: usize, block: usize) -> &'a [f32] {
+        &self.data[Self::offset(self.slots, index, block)..][..BLOCK]
+    }
+
+    /// The numbers of vector `index` past its last whole block.
+    fn tail(&self, index: usize) -> &'a [f32] {
+        &self.data[Self::tail_offset(self.slots, self.width, index)..][..self.width % BLOCK]
     }
 }
 
 /// Weight rows widened and met by the tokens together: enough to share each token's load
-/// among several rows, few enough to stay in the core's own cache.
-const GROUP: usize = 16;
+/// among several rows, few enough to stay in the core's first cache.
+const GROUP: usize = 8;
 
-/// Each weight row's dot product with each token, in f64: `weights` is `rows × width`,
-/// `inputs` is `tokens × width`, `out` is `rows × tokens`.
-fn dot_tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64]) {
+/// Rows whose f64 lanes are kept while the numbers are walked a panel at a time.
+const SUPER: usize = 64;
+
+/// Adds blocks `first..` of the inputs, met by the weight rows' blocks `0..` (as many as
+/// `weights` has), to each pair's f64 lanes (`wide` is `rows × tokens`); the `ahead` bytes
+/// are fetched into the core's cache meanwhile (they change no number).
+fn dot_tiles(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    first: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         #[expect(
@@ -167,24 +372,36 @@ fn dot_tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64]) {
         )]
         // SAFETY: AVX2 and FMA were detected just above.
         unsafe {
-            dot_tiles_fma(weights, inputs, width, out);
+            dot_tiles_fma(weights, inputs, first, ahead, wide);
         }
         return;
     }
-    dot_tiles_portable(weights, inputs, width, out);
+    dot_tiles_portable(weights, inputs, first, ahead, wide);
 }
 
-/// [`dot_tiles`] compiled for AVX2 and FMA: [`tiles`] with [`tile_fma`], the same arithmetic
-/// as [`tile_portable`] lane for lane, so the same bits.
+/// [`dot_tiles`] compiled for AVX2 and FMA: [`tiles`] with [`block_fma`], the same arithmetic
+/// as [`block_portable`] lane for lane, so the same bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn dot_tiles_fma(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64]) {
-    tiles(weights, inputs, width, out, TileKind::Fma);
+fn dot_tiles_fma(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    first: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+) {
+    tiles(weights, inputs, first, ahead, wide, TileKind::Fma);
 }
 
 /// [`dot_tiles`] without vector instructions.
-fn dot_tiles_portable(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64]) {
-    tiles(weights, inputs, width, out, TileKind::Portable);
+fn dot_tiles_portable(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    first: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+) {
+    tiles(weights, inputs, first, ahead, wide, TileKind::Portable);
 }
 
 /// Which tile arithmetic [`tiles`] uses (both give the same bits).
@@ -205,16 +422,30 @@ enum TileKind {
     reason = "inlined into the AVX2-compiled caller, so the tiles are compiled with AVX2 too"
 )]
 #[inline(always)]
-fn tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64], kind: TileKind) {
-    let rows = weights.len() / width;
-    let tokens = inputs.len() / width;
-    let whole = width / BLOCK * BLOCK;
-    let mut wide = vec![[0.0f64; LANES]; rows * tokens];
+fn tiles(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    offset: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+    kind: TileKind,
+) {
+    let rows = weights.count;
+    let tokens = inputs.count;
+    let blocks = weights.width / BLOCK;
+    // The `ahead` bytes' cache lines spread over the steps below, a few a step.
+    let steps = tokens.div_ceil(TOKEN_BLOCK) * blocks;
+    let lines: usize = ahead.iter().map(|bytes| bytes.len().div_ceil(64)).sum();
+    let mut fetching = ahead.iter().flat_map(|bytes| bytes.chunks(64));
+    let per_step = lines.div_ceil(steps.max(1));
     for first in (0..tokens).step_by(TOKEN_BLOCK) {
         let last = (first + TOKEN_BLOCK).min(tokens);
-        for start in (0..whole).step_by(BLOCK) {
-            let row = |index: usize| &weights[index * width + start..][..BLOCK];
-            let token = |index: usize| &inputs[index * width + start..][..BLOCK];
+        for start in 0..blocks {
+            for line in fetching.by_ref().take(per_step) {
+                fetch(line, kind);
+            }
+            let row = |index: usize| weights.block(index, start);
+            let token = |index: usize| inputs.block(index, offset + start);
             let mut r = 0;
             while r < rows {
                 let quad = rows - r >= 4;
@@ -223,7 +454,7 @@ fn tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64], kind: T
                     let pair = last - t >= TILE_TOKENS;
                     match (quad, pair) {
                         (true, true) => carry(
-                            &mut wide,
+                            wide,
                             tokens,
                             (r, t),
                             &block(
@@ -233,7 +464,7 @@ fn tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64], kind: T
                             ),
                         ),
                         (true, false) => carry(
-                            &mut wide,
+                            wide,
                             tokens,
                             (r, t),
                             &block(
@@ -243,7 +474,7 @@ fn tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64], kind: T
                             ),
                         ),
                         (false, true) => carry(
-                            &mut wide,
+                            wide,
                             tokens,
                             (r, t),
                             &block(
@@ -252,12 +483,9 @@ fn tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64], kind: T
                                 kind,
                             ),
                         ),
-                        (false, false) => carry(
-                            &mut wide,
-                            tokens,
-                            (r, t),
-                            &block([row(r)], [token(t)], kind),
-                        ),
+                        (false, false) => {
+                            carry(wide, tokens, (r, t), &block([row(r)], [token(t)], kind));
+                        }
                     }
                     t += if pair { TILE_TOKENS } else { 1 };
                 }
@@ -265,13 +493,27 @@ fn tiles(weights: &[f32], inputs: &[f32], width: usize, out: &mut [f64], kind: T
             }
         }
     }
-    for r in 0..rows {
-        let row = &weights[r * width..(r + 1) * width];
-        for t in 0..tokens {
-            let token = &inputs[t * width..(t + 1) * width];
-            out[r * tokens + t] = finish(wide[r * tokens + t], &token[whole..], &row[whole..]);
+}
+
+/// Asks the processor to bring the cache line at `bytes` into its second-level cache (on
+/// x86-64 with the vector path; elsewhere nothing). No number depends on it.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller with the tiles"
+)]
+#[inline(always)]
+fn fetch(bytes: &[u8], kind: TileKind) {
+    #[cfg(target_arch = "x86_64")]
+    if let TileKind::Fma = kind {
+        use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+        #[expect(unsafe_code, reason = "a prefetch hint reads nothing")]
+        // SAFETY: a prefetch never faults and changes no memory; the pointer is in `bytes`.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T1>(bytes.as_ptr().cast());
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, kind);
 }
 
 /// Tokens in one tile: with four rows, twelve running sums and the three tokens' numbers fill
@@ -334,9 +576,10 @@ fn block<const R: usize, const T: usize>(
 /// lanes, the tail past the last whole block summed in f64, then the lanes added pairwise.
 #[must_use]
 pub fn dot(x: &[f32], w: &[f32]) -> f64 {
-    let mut out = [0.0];
-    tiles(w, x, w.len().max(1), &mut out, TileKind::Portable);
-    out[0]
+    let (w, x) = (Blocks::one(w), Blocks::one(x));
+    let mut wide = [[0.0; LANES]];
+    tiles(&w, &x, 0, &[], &mut wide, TileKind::Portable);
+    finish(wide[0], x.tail(0), w.tail(0))
 }
 
 /// [`block`] in plain Rust.
@@ -494,23 +737,40 @@ mod tests {
         assert_eq!(back, out);
     }
 
+    /// `vectors` (`count × width`, row by row) laid out block by block.
+    fn blocked(vectors: &[f32], count: usize, width: usize) -> Vec<f32> {
+        let mut data = vec![f32::NAN; count * width];
+        for (index, vector) in vectors.chunks_exact(width).enumerate() {
+            Blocks::write(&mut data, count, index, vector);
+        }
+        data
+    }
+
+    #[expect(clippy::cast_precision_loss, reason = "small indices")]
+    fn numbers(count: usize, salt: usize) -> Vec<f32> {
+        (0..count)
+            .map(|i| ((i * 7919 + salt * 104_729) % 211) as f32 / 97.0 - 1.1)
+            .collect()
+    }
+
     #[test]
     fn the_vector_path_and_the_portable_path_give_the_same_bits() {
-        let width = 64 * 3 + 5;
+        let width = BLOCK * 3 + 5;
         // Rows and tokens that fill whole tiles and leave some over.
         let (rows, tokens) = (7, 5);
-        #[expect(clippy::cast_precision_loss, reason = "small indices")]
-        let weights: Vec<f32> = (0..width * rows)
-            .map(|i| ((i * 7919) % 211) as f32 / 97.0 - 1.1)
-            .collect();
-        #[expect(clippy::cast_precision_loss, reason = "small indices")]
-        let inputs: Vec<f32> = (0..width * tokens)
-            .map(|i| ((i * 104_729) % 307) as f32 / 61.0 - 2.4)
-            .collect();
-        let (mut fast, mut portable) = (vec![0.0; rows * tokens], vec![0.0; rows * tokens]);
-        dot_tiles(&weights, &inputs, width, &mut fast);
-        dot_tiles_portable(&weights, &inputs, width, &mut portable);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (weights, inputs) = (numbers(width * rows, 1), numbers(width * tokens, 2));
+        let (laid_weights, laid_inputs) = (
+            blocked(&weights, rows, width),
+            blocked(&inputs, tokens, width),
+        );
+        let weights_laid = Blocks::new(&laid_weights, rows, rows, width);
+        let inputs_laid = Blocks::new(&laid_inputs, tokens, tokens, width);
+        let mut fast = vec![[0.0; LANES]; rows * tokens];
+        let mut portable = fast.clone();
+        let ahead: &[&[u8]] = &[&[0; 300]];
+        dot_tiles(&weights_laid, &inputs_laid, 0, ahead, &mut fast);
+        dot_tiles_portable(&weights_laid, &inputs_laid, 0, &[], &mut portable);
+        let bits = |v: &[[f64; LANES]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&fast), bits(&portable));
         // Each one is `dot` of its row and token, alone.
         for r in 0..rows {
@@ -519,7 +779,46 @@ mod tests {
                     &inputs[t * width..(t + 1) * width],
                     &weights[r * width..(r + 1) * width],
                 );
-                assert_eq!(alone.to_bits(), portable[r * tokens + t].to_bits());
+                let tiled = finish(
+                    portable[r * tokens + t],
+                    inputs_laid.tail(t),
+                    weights_laid.tail(r),
+                );
+                assert_eq!(alone.to_bits(), tiled.to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn every_output_is_dot_of_its_row_and_token_across_super_groups_and_blocks() {
+        // More rows than a super group, several blocks and a tail, more tokens than a token
+        // block; weights stored as bfloat16 bytes (widened a piece at a time) and as float32.
+        let (rows, width, tokens) = (SUPER + 6, BLOCK * 3 + 7, TOKEN_BLOCK + 4);
+        let weights: Vec<f32> = numbers(rows * width, 3)
+            .into_iter()
+            .map(|x| half::bf16::from_f32(x).to_f32())
+            .collect();
+        let inputs = numbers(tokens * width, 4);
+        let bias = numbers(rows, 5);
+        let bytes: Vec<u8> = weights
+            .iter()
+            .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
+            .collect();
+        let mapped =
+            Table::mapped(std::sync::Arc::new(bytes), 0, Dtype::BF16, rows, width).unwrap();
+        let owned = table(rows, width, |r, c| weights[r * width + c]);
+        for weight in [mapped, owned] {
+            let layer = Linear::new(weight, Some(Array1::from(bias.clone()))).unwrap();
+            let out = layer.apply(&inputs);
+            for t in 0..tokens {
+                for r in 0..rows {
+                    let alone = dot(
+                        &inputs[t * width..(t + 1) * width],
+                        &weights[r * width..(r + 1) * width],
+                    );
+                    let expected = round_to_f32(alone + f64::from(bias[r]));
+                    assert_eq!(out[t * rows + r].to_bits(), expected.to_bits(), "{r} {t}");
+                }
             }
         }
     }

@@ -315,9 +315,8 @@ impl Layer0 {
             bail!("a position past the model's position table");
         };
         let flat = inputs.as_slice().expect("a fresh array is contiguous");
-        let mut queries = self.query.apply(flat);
-        let mut keys = self.key.apply(flat);
-        let values = self.value.apply(flat);
+        let [mut queries, mut keys, values] =
+            linear::apply_all([&self.query, &self.key, &self.value], flat);
         if let Some(norms) = &self.head_norms {
             norms.apply(&mut queries, true);
             norms.apply(&mut keys, false);
