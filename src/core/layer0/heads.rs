@@ -103,7 +103,94 @@ pub fn attend(
     assert_eq!(queries.len(), tokens * q_width, "a query for every token");
     assert_eq!(keys.len(), tokens * kv_width, "a key for every token");
     assert_eq!(values.len(), tokens * kv_width, "a value for every token");
-    let one_head = |head: usize| {
+    let heads = Heads {
+        queries,
+        keys,
+        values,
+        tokens,
+        layout,
+        causal,
+        scoring,
+    };
+    let one_head = |head: usize| heads.one(head);
+    // Heads are independent: a second thread takes the second half when the work is large.
+    let work = layout.heads * tokens * tokens * dims;
+    let threads = if work >= THREAD_WORK {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        1
+    };
+    if threads < 2 || layout.heads < 2 {
+        return (0..layout.heads).map(one_head).collect();
+    }
+    let half = layout.heads / 2;
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| (half..layout.heads).map(one_head).collect::<Vec<_>>());
+        let mut results: Vec<HeadResult> = (0..half).map(one_head).collect();
+        results.extend(second.join().expect("a head thread does not panic"));
+        results
+    })
+}
+
+/// What every head reads: the projected vectors and how to score and mask them.
+#[derive(Clone, Copy)]
+struct Heads<'a> {
+    /// `tokens × query_width`, row-major.
+    queries: &'a [f32],
+    /// `tokens × kv_width`, row-major.
+    keys: &'a [f32],
+    /// `tokens × kv_width`, row-major.
+    values: &'a [f32],
+    /// How many tokens.
+    tokens: usize,
+    /// How the heads are laid out in the vectors.
+    layout: HeadLayout,
+    /// Whether token `i` sees only tokens `0..=i`.
+    causal: bool,
+    /// How a dot product becomes a score.
+    scoring: Scoring,
+}
+
+impl Heads<'_> {
+    /// Query head `head`'s weights, scores and context, compiled for AVX2 where the processor
+    /// has it (the same arithmetic, number for number: the same bits).
+    fn one(&self, head: usize) -> HeadResult {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[expect(
+                unsafe_code,
+                reason = "calling a function compiled for AVX2 needs the CPU to have it"
+            )]
+            // SAFETY: AVX2 was detected just above.
+            return unsafe { self.one_avx2(head) };
+        }
+        self.compute(head)
+    }
+
+    /// [`Heads::compute`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn one_avx2(&self, head: usize) -> HeadResult {
+        self.compute(head)
+    }
+
+    /// Query head `head`'s weights, scores and context.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into the AVX2-compiled caller, so it is compiled with AVX2 too"
+    )]
+    #[inline(always)]
+    fn compute(&self, head: usize) -> HeadResult {
+        let Self {
+            queries,
+            keys,
+            values,
+            tokens,
+            layout,
+            causal,
+            scoring,
+        } = *self;
+        let (q_width, kv_width, dims) = (layout.query_width(), layout.kv_width(), layout.head_dims);
         let kv = layout.kv_head_of(head);
         let query = |i: usize| &queries[i * q_width + head * dims..][..dims];
         let key = |j: usize| &keys[j * kv_width + kv * dims..][..dims];
@@ -150,24 +237,7 @@ pub fn attend(
             scores: all_scores,
             context,
         }
-    };
-    // Heads are independent: a second thread takes the second half when the work is large.
-    let work = layout.heads * tokens * tokens * dims;
-    let threads = if work >= THREAD_WORK {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        1
-    };
-    if threads < 2 || layout.heads < 2 {
-        return (0..layout.heads).map(one_head).collect();
     }
-    let half = layout.heads / 2;
-    std::thread::scope(|scope| {
-        let second = scope.spawn(|| (half..layout.heads).map(one_head).collect::<Vec<_>>());
-        let mut results: Vec<HeadResult> = (0..half).map(one_head).collect();
-        results.extend(second.join().expect("a head thread does not panic"));
-        results
-    })
 }
 
 /// Below this many query·key products a second thread costs more than it saves.
@@ -177,6 +247,11 @@ const THREAD_WORK: usize = 1 << 20;
 /// to partial sum `d % 4`, and the four are added pairwise, the same way for every pair of
 /// vectors (four independent sums keep the adder busy).
 #[must_use]
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled heads, so it is compiled with AVX2 too"
+)]
+#[inline(always)]
 pub fn exact_dot(a: &[f32], b: &[f32]) -> f64 {
     let mut partial = [0.0f64; 4];
     let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));

@@ -102,13 +102,7 @@ impl Linear {
             for block in 0..blocks {
                 for start in (0..rows).step_by(GROUP) {
                     let members = GROUP.min(rows - start);
-                    for member in 0..members {
-                        source.widen(
-                            start + member,
-                            block * BLOCK,
-                            &mut group[member * BLOCK..][..BLOCK],
-                        );
-                    }
+                    source.widen_group(start..start + members, block * BLOCK, &mut group);
                     let next = start + GROUP;
                     let ahead = if next < rows {
                         source.stored(next..rows.min(next + GROUP), block * BLOCK, BLOCK)
@@ -175,8 +169,50 @@ impl<'a> RowSource<'a> {
         Self::Widened { numbers, width }
     }
 
+    /// Numbers `start..start + BLOCK` of each of rows `rows`, as float32 side by side in
+    /// `group`; compiled for AVX2 where the processor has it (widening is exact either way).
+    fn widen_group(&self, rows: Range<usize>, start: usize, group: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[expect(
+                unsafe_code,
+                reason = "calling a function compiled for AVX2 needs the CPU to have it"
+            )]
+            // SAFETY: AVX2 was detected just above.
+            unsafe {
+                self.widen_group_avx2(rows, start, group);
+            }
+            return;
+        }
+        self.widen_rows(rows, start, group);
+    }
+
+    /// [`RowSource::widen_rows`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn widen_group_avx2(&self, rows: Range<usize>, start: usize, group: &mut [f32]) {
+        self.widen_rows(rows, start, group);
+    }
+
+    /// Numbers `start..start + BLOCK` of each of rows `rows`, side by side in `group`.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into the AVX2-compiled caller, so it is compiled with AVX2 too"
+    )]
+    #[inline(always)]
+    fn widen_rows(&self, rows: Range<usize>, start: usize, group: &mut [f32]) {
+        for (row, out) in rows.zip(group.chunks_exact_mut(BLOCK)) {
+            self.widen(row, start, out);
+        }
+    }
+
     /// Numbers `start..start + out.len()` of row `row` (counted from the super group's
     /// first), as float32.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into the AVX2-compiled caller, so it is compiled with AVX2 too"
+    )]
+    #[inline(always)]
     fn widen(&self, row: usize, start: usize, out: &mut [f32]) {
         match self {
             Self::Bf16 { bytes, width } => {
