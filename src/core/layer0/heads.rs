@@ -62,6 +62,7 @@ impl Scoring {
 
     /// The score of one dot product.
     #[must_use]
+    #[inline]
     pub fn score(self, dot: f64) -> f64 {
         let scaled = dot * self.scale;
         match self.cap {
@@ -200,9 +201,12 @@ impl Heads<'_> {
         let mut context = Array2::zeros((tokens, dims));
         for i in 0..tokens {
             let visible = if causal { i + 1 } else { tokens };
-            let scores: Vec<f64> = (0..visible)
-                .map(|j| scoring.score(exact_dot(query(i), key(j))))
-                .collect();
+            // A plain loop, not an iterator's collect, so that it is compiled with the caller's
+            // AVX2 (a collect is a function of its own, compiled without it).
+            let mut scores = Vec::with_capacity(visible);
+            for j in 0..visible {
+                scores.push(scoring.score(exact_dot(query(i), key(j))));
+            }
             for (j, &score) in scores.iter().enumerate() {
                 all_scores[[i, j]] = score;
             }
@@ -213,8 +217,10 @@ impl Heads<'_> {
                     .then_with(|| compare_bits(value(a), value(b)))
             });
             let largest = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let exponentials: Vec<f64> =
-                scores.iter().map(|score| (score - largest).exp()).collect();
+            let mut exponentials = Vec::with_capacity(visible);
+            for score in &scores {
+                exponentials.push((score - largest).exp());
+            }
             let mut total = 0.0f64;
             for &j in &order {
                 total += exponentials[j];
