@@ -62,22 +62,27 @@ impl Maps {
 }
 
 /// The lines above the maps: what a map is, the keys, and the tokens in order.
-fn caption(app: &App, left_out: usize, width: usize) -> Vec<String> {
+fn caption(app: &App, left_out: usize, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let mut text = fill_keys(
-        "Every head's weights: row = query, column = key, ░▒▓█ larger, · masked. \
+        "Every head's weights: row = query, column = key, · masked (key below). \
          {PreviousHead} {NextHead} head, {ToggleHeadOverview}/{Back} one head.",
     );
     if left_out > 0 {
         let _ = write!(text, " The first {MAP_TOKENS} tokens only.");
     }
-    let mut lines = wrap_words(&text, width);
+    let mut lines: Vec<Line<'static>> = wrap_words(&text, width)
+        .into_iter()
+        .map(|line| Line::styled(line, theme.muted()))
+        .collect();
+    // The cells' key as they are drawn: a ramp of colours, or the glyphs without colour.
+    lines.push(HeatScale::Weight.legend(theme));
     let mut tokens = String::from("tokens:");
     if let Some(Ok(view)) = app.layer0_view() {
         for (k, &member) in view.members.iter().take(MAP_TOKENS).enumerate() {
             let _ = write!(tokens, " {k} {}", app.tokens()[member].text);
         }
     }
-    lines.push(fit(&tokens, width));
+    lines.push(Line::styled(fit(&tokens, width), theme.muted()));
     lines
 }
 
@@ -109,10 +114,7 @@ pub(super) fn build(app: &App, width: usize) -> Overview<'_> {
         app,
         heads: Some(&view.run.heads),
         maps: Maps::new(&view.run.heads, width),
-        caption: caption(app, left_out, width)
-            .into_iter()
-            .map(|line| Line::styled(line, theme.muted()))
-            .collect(),
+        caption: caption(app, left_out, width, theme),
         width,
     }
 }
@@ -140,8 +142,8 @@ impl Overview<'_> {
             return;
         };
         // Whole rows of maps, and the note that more are above or below, come before the
-        // caption: on a short terminal its lines give way from the top (the key first, the
-        // token list last), never a map cut short.
+        // caption: on a short terminal its lines give way from the top (the key's sentence
+        // first, the token list last), never a map cut short.
         let height = usize::from(area.height);
         let fits = |caption: usize| {
             let room = height.saturating_sub(caption);
@@ -152,10 +154,10 @@ impl Overview<'_> {
                 room.saturating_sub(1) / maps.row_height().max(1)
             }
         };
-        // The key is one sentence over one or more lines, the token list its last line: each
-        // gives way whole.
-        let key_lines = self.caption.len().saturating_sub(1);
-        let skipped = [0, key_lines, self.caption.len()]
+        // The key is one sentence over one or more lines, then the cells' legend, then the
+        // token list: each gives way whole, in that order.
+        let sentence = self.caption.len().saturating_sub(2);
+        let skipped = [0, sentence, sentence + 1, self.caption.len()]
             .into_iter()
             .find(|&skipped| fits(self.caption.len() - skipped) > 0)
             .unwrap_or(self.caption.len());
