@@ -39,6 +39,8 @@ mod tests {
             Cow::Borrowed("transformer.wte.weight")
         ));
         assert_eq!(printable("東京 🦊 café"), "東京 🦊 café");
+        // A byte-level token's marks, as the token strip and the print subcommands show them.
+        assert_eq!(printable("␣bites ↵"), "␣bites ↵");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
 use crate::core::layer0::claim::judge;
 use crate::core::layer0::{Layer0, Layer0Run, Unavailable};
 use crate::core::model_file::open_layer0;
+use crate::core::printable::printable;
 use crate::core::weights::EmbeddingModel;
 
 /// Prints the model's own layer 0 for a sentence: each chosen head's weights and context, and
@@ -259,11 +260,6 @@ fn numbers<'a>(values: impl Iterator<Item = &'a f32>) -> String {
         .map(|value| format!("{value:.4}"))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A token's text with control characters and line breaks shown escaped.
-fn printable(text: &str) -> String {
-    text.chars().flat_map(char::escape_default).collect()
 }
 
 /// `embedlens compare --model --format json`.
