@@ -458,6 +458,8 @@ fn bar_keys(binding: &Binding, keys: &BarKeys) -> String {
 /// however narrow it is (help and quit).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BarEntry {
+    /// What the keys do.
+    pub action: Action,
     /// The keys, as the table names them.
     pub keys: String,
     /// A word or two.
@@ -484,6 +486,7 @@ pub fn bar_entries(scope: Scope) -> Vec<BarEntry> {
             let (keys, words) = binding.bar.as_ref()?;
             let essential = matches!(binding.action, Action::Quit | Action::ToggleHelp);
             Some(BarEntry {
+                action: binding.action.clone(),
                 keys: bar_keys(binding, keys),
                 words,
                 essential,

@@ -829,7 +829,7 @@ fn picture_with_positions_splits_the_copies_and_says_how_far() {
         assert!(text.contains(label), "{label}:\n{text}");
     }
     // The picture's distance is the readout's, over every dimension.
-    assert!(text.contains("the first two are 2.1982 apart"), "{text}");
+    assert!(text.contains("they are 2.1982 apart"), "{text}");
     assert!(text.contains("with learned positions 2.1982"), "{text}");
     assert_snapshot!("picture_with_positions_120x40", terminal.backend());
     assert_snapshot!("picture_with_positions_80x24", draw(&app, 80, 24).backend());
@@ -875,7 +875,7 @@ fn a_roomy_terminal_puts_the_picture_beside_a_readable_readout() {
     let terminal = draw(&app, 200, 60);
     let text = screen_text(&terminal);
     assert!(text.contains("◆3 fox"), "{text}");
-    assert!(text.contains("the first two are 2.1982 apart"), "{text}");
+    assert!(text.contains("they are 2.1982 apart"), "{text}");
     // The readout wraps at a readable width, beside the picture.
     let readout = line_with(&text, "fox at 0 and 3: same row 2");
     assert!(readout.contains("axes: PC1 ("), "{readout}");

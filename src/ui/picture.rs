@@ -263,10 +263,15 @@ fn finding(app: &App, plane: &Plane) -> String {
             positions,
             distance,
         } => format!(
-            "'{word}' at {}: one token dot, but {} input dots; the first two are {distance:.4} \
-             apart over all {} dimensions: each position added its own vector.",
+            "'{word}' at {}: one token dot, but {} input dots; {} {distance:.4} apart over all \
+             {} dimensions: each position added its own vector.",
             listed(positions),
             positions.len(),
+            if positions.len() == 2 {
+                "they are"
+            } else {
+                "the first two are"
+            },
             app.model().dims()
         ),
         PlaneFinding::NoRepeat => {
