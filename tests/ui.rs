@@ -1339,3 +1339,20 @@ fn the_default_screen_at_80_by_24_and_200_by_60() {
         );
     }
 }
+
+#[test]
+fn a_status_too_long_for_the_bar_is_cut_with_a_mark_before_the_keys() {
+    let mut app = at_second_fox();
+    // The built-in tables have no head overview: the status says why, at length.
+    press(&mut app, &[KeyCode::Char('H')]);
+    let status = app.status().expect("a status").to_owned();
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    let bar = text.lines().last().expect("a help bar");
+    assert!(bar.contains(&status[..20]), "{bar}");
+    assert!(
+        bar.contains("… ?"),
+        "cut with a mark, a space before the keys: {bar}"
+    );
+    assert!(bar.contains("? help") && bar.contains("q quit"), "{bar}");
+}

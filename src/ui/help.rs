@@ -56,10 +56,19 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let essentials = width(&entries);
     if lead + essentials > room {
-        // Still too wide: the status gives way, and the keys go to the right-hand end.
-        let left = Line::from(spans);
-        left.render(area, buf);
+        // Still too wide: the status gives way, cut with a mark a space before the keys, and
+        // the keys go to the right-hand end.
         let keys_width = u16::try_from(essentials.min(room)).unwrap_or(u16::MAX);
+        let left_area = Rect {
+            width: area.width.saturating_sub(keys_width.saturating_add(1)),
+            ..area
+        };
+        let left = Line::from(spans);
+        let cut = left.width() > usize::from(left_area.width);
+        left.render(left_area, buf);
+        if cut && left_area.width > 0 {
+            buf[(left_area.right() - 1, area.y)].set_symbol("…");
+        }
         let right = Rect {
             x: area.right().saturating_sub(keys_width),
             width: keys_width,
