@@ -14,6 +14,7 @@ pub mod printable;
 pub mod projection;
 pub mod readout;
 pub mod sentence;
+pub mod simd;
 pub mod similarity;
 pub mod table;
 #[cfg(test)]

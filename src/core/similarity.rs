@@ -7,6 +7,7 @@ use std::sync::atomic::{self, AtomicBool};
 
 use ndarray::{Array1, Array2, ArrayView1};
 
+use super::simd::with_features;
 use super::table::{StoredRow, Table, widen_bf16};
 
 /// The cosine similarity of every pair of vectors: entry `[i, j]` is `cos(v_i, v_j)`.
@@ -249,18 +250,11 @@ impl Eq for Candidate {}
 /// registers: the same operations in the same order lane by lane (no fused multiply-add), so
 /// the same bits on every machine.
 fn dot_and_norm_squared(query: &[f64], row: StoredRow) -> (f64, f64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        #[expect(
-            unsafe_code,
-            reason = "calling a function compiled for AVX2 needs the CPU to have it"
-        )]
-        // SAFETY: AVX2 was detected just above.
-        unsafe {
-            return dot_and_norm_squared_avx2(query, row);
-        }
-    }
-    dot_and_norm_squared_portable(query, row)
+    with_features!(
+        ["avx2"],
+        dot_and_norm_squared_avx2(query, row),
+        dot_and_norm_squared_portable(query, row),
+    )
 }
 
 /// [`dot_and_norm_squared`] compiled for AVX2.

@@ -10,6 +10,8 @@
 use ndarray::Array2;
 use rand::RngCore;
 
+use super::simd::with_features;
+
 const MT_N: usize = 624;
 const MT_M: usize = 397;
 const MATRIX_A: u32 = 0x9908_B0DF;
@@ -278,21 +280,13 @@ fn linear_bound(d_in: usize) -> f32 {
 /// correctly rounded fused multiply-add either way (a hardware instruction, or the C library's
 /// `fmaf`), so both paths give the same bits; the hardware one is several times faster.
 fn transform_blocks(values: &mut [f32], mean: f32, std: f32) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") {
-        #[expect(
-            unsafe_code,
-            reason = "calling a function compiled for FMA and AVX2 needs the CPU to have them"
-        )]
-        // SAFETY: both CPU features were detected just above.
-        unsafe {
-            transform_blocks_fma(values, mean, std);
-        }
-        return;
-    }
-    for block in values.chunks_exact_mut(16) {
-        fill16(block, mean, std);
-    }
+    with_features!(
+        ["fma", "avx2"],
+        transform_blocks_fma(values, mean, std),
+        for block in values.chunks_exact_mut(16) {
+            fill16(block, mean, std);
+        },
+    );
 }
 
 /// [`transform_blocks`] compiled with FMA and AVX2, as PyTorch's own kernel is.

@@ -12,6 +12,7 @@ use std::cmp::Ordering;
 use ndarray::Array2;
 
 use super::linear::round_to_f32;
+use crate::core::simd::with_features;
 
 /// How the heads are laid out in the projected vectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,16 +157,7 @@ impl Heads<'_> {
     /// Query head `head`'s weights, scores and context, compiled for AVX2 where the processor
     /// has it (the same arithmetic, number for number: the same bits).
     fn one(&self, head: usize) -> HeadResult {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            #[expect(
-                unsafe_code,
-                reason = "calling a function compiled for AVX2 needs the CPU to have it"
-            )]
-            // SAFETY: AVX2 was detected just above.
-            return unsafe { self.one_avx2(head) };
-        }
-        self.compute(head)
+        with_features!(["avx2"], self.one_avx2(head), self.compute(head))
     }
 
     /// [`Heads::compute`] compiled for AVX2.

@@ -14,6 +14,7 @@ use std::ops::Range;
 use anyhow::{Result, bail};
 use ndarray::Array1;
 
+use crate::core::simd::with_features;
 use crate::core::table::{Dtype, Table, widen_bf16};
 
 /// Numbers summed in float32 before being carried into f64.
@@ -172,19 +173,11 @@ impl<'a> RowSource<'a> {
     /// Numbers `start..start + BLOCK` of each of rows `rows`, as float32 side by side in
     /// `group`; compiled for AVX2 where the processor has it (widening is exact either way).
     fn widen_group(&self, rows: Range<usize>, start: usize, group: &mut [f32]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            #[expect(
-                unsafe_code,
-                reason = "calling a function compiled for AVX2 needs the CPU to have it"
-            )]
-            // SAFETY: AVX2 was detected just above.
-            unsafe {
-                self.widen_group_avx2(rows, start, group);
-            }
-            return;
-        }
-        self.widen_rows(rows, start, group);
+        with_features!(
+            ["avx2"],
+            self.widen_group_avx2(rows, start, group),
+            self.widen_rows(rows, start, group),
+        );
     }
 
     /// [`RowSource::widen_rows`] compiled for AVX2.
@@ -400,19 +393,11 @@ fn dot_tiles(
     ahead: &[&[u8]],
     wide: &mut [[f64; LANES]],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        #[expect(
-            unsafe_code,
-            reason = "calling a function compiled for AVX2 and FMA needs the CPU to have them"
-        )]
-        // SAFETY: AVX2 and FMA were detected just above.
-        unsafe {
-            dot_tiles_fma(weights, inputs, first, ahead, wide);
-        }
-        return;
-    }
-    dot_tiles_portable(weights, inputs, first, ahead, wide);
+    with_features!(
+        ["avx2", "fma"],
+        dot_tiles_fma(weights, inputs, first, ahead, wide),
+        dot_tiles_portable(weights, inputs, first, ahead, wide),
+    );
 }
 
 /// [`dot_tiles`] compiled for AVX2 and FMA: [`tiles`] with [`block_fma`], the same arithmetic
