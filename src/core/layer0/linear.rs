@@ -472,47 +472,61 @@ fn tiles(
                 let quad = rows - r >= 4;
                 let mut t = first;
                 while t < last {
-                    let pair = last - t >= TILE_TOKENS;
-                    match (quad, pair) {
-                        (true, true) => carry(
-                            wide,
-                            tokens,
-                            (r, t),
-                            &block(
-                                std::array::from_fn::<_, 4, _>(|i| row(r + i)),
-                                std::array::from_fn::<_, TILE_TOKENS, _>(|i| token(t + i)),
-                                kind,
-                            ),
-                        ),
-                        (true, false) => carry(
-                            wide,
-                            tokens,
-                            (r, t),
-                            &block(
-                                std::array::from_fn::<_, 4, _>(|i| row(r + i)),
-                                [token(t)],
-                                kind,
-                            ),
-                        ),
-                        (false, true) => carry(
-                            wide,
-                            tokens,
-                            (r, t),
-                            &block(
-                                [row(r)],
-                                std::array::from_fn::<_, TILE_TOKENS, _>(|i| token(t + i)),
-                                kind,
-                            ),
-                        ),
-                        (false, false) => {
-                            carry(wide, tokens, (r, t), &block([row(r)], [token(t)], kind));
-                        }
+                    // Three tokens a tile; a remainder of four or two goes as pairs, so that a
+                    // tile of one token is left only where a block has a single token.
+                    let width = match last - t {
+                        4 | 2 => 2,
+                        1 => 1,
+                        _ => TILE_TOKENS,
+                    };
+                    if quad {
+                        tile::<4>(wide, tokens, (r, t), width, (&row, &token), kind);
+                    } else {
+                        tile::<1>(wide, tokens, (r, t), width, (&row, &token), kind);
                     }
-                    t += if pair { TILE_TOKENS } else { 1 };
+                    t += width;
                 }
                 r += if quad { 4 } else { 1 };
             }
         }
+    }
+}
+
+/// One tile: rows `r..r + R` by `width` tokens from `t` (three, two or one), its block's
+/// products carried into their f64 lanes. Every pair's arithmetic is the same whatever the
+/// tile's shape.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller, so the tiles are compiled with AVX2 too"
+)]
+#[inline(always)]
+fn tile<'a, const R: usize>(
+    wide: &mut [[f64; LANES]],
+    tokens: usize,
+    (r, t): (usize, usize),
+    width: usize,
+    (row, token): (&impl Fn(usize) -> &'a [f32], &impl Fn(usize) -> &'a [f32]),
+    kind: TileKind,
+) {
+    let rows = std::array::from_fn::<_, R, _>(|i| row(r + i));
+    match width {
+        TILE_TOKENS => carry(
+            wide,
+            tokens,
+            (r, t),
+            &block(
+                rows,
+                std::array::from_fn::<_, TILE_TOKENS, _>(|i| token(t + i)),
+                kind,
+            ),
+        ),
+        2 => carry(
+            wide,
+            tokens,
+            (r, t),
+            &block(rows, [token(t), token(t + 1)], kind),
+        ),
+        _ => carry(wide, tokens, (r, t), &block(rows, [token(t)], kind)),
     }
 }
 
