@@ -1,10 +1,10 @@
 //! Benchmarks of the core: the PyTorch-compatible generator and lookups.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use embedlens::core::positional::PositionScheme;
-use embedlens::core::torch_init::TorchGenerator;
-use embedlens::core::vocabulary::VocabKind;
-use embedlens::core::weights::EmbeddingModel;
+use embedlens::core::tables::positional::PositionScheme;
+use embedlens::core::tables::torch_init::TorchGenerator;
+use embedlens::core::tables::weights::EmbeddingModel;
+use embedlens::core::text::vocabulary::VocabKind;
 use std::hint::black_box;
 
 fn generator(c: &mut Criterion) {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use embedlens::core::model_file::open_layer0;
+use embedlens::core::files::open_layer0;
 use half::bf16;
 
 const HIDDEN: usize = 4096;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use embedlens::app::{App, Options};
-use embedlens::core::model_file::{OpenOptions, open_model};
+use embedlens::core::files::{OpenOptions, open_model};
 use half::bf16;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -313,7 +313,7 @@ fn draw(app: &App, terminal: &mut Terminal<TestBackend>) {
 
 /// One full 200 × 60 frame for vocabularies from 6 rows to 152,064: it should not grow.
 fn frame_by_vocabulary(c: &mut Criterion) {
-    use embedlens::core::vocabulary::VocabKind;
+    use embedlens::core::text::vocabulary::VocabKind;
     let qwen = ensure_file(&bench_dir(), &specs()[2]);
     let vocab = |vocab| Options {
         vocab,
@@ -322,7 +322,8 @@ fn frame_by_vocabulary(c: &mut Criterion) {
     let table = |rows| Options {
         sentence: SENTENCE.to_owned(),
         model: Some(
-            embedlens::core::weights::EmbeddingModel::shaped(rows, 256, 16, 123).expect("shape"),
+            embedlens::core::tables::weights::EmbeddingModel::shaped(rows, 256, 16, 123)
+                .expect("shape"),
         ),
         ..Options::default()
     };
@@ -354,7 +355,7 @@ fn frame_by_vocabulary(c: &mut Criterion) {
 
 /// A key typed into a sentence of 10 to 10,000 tokens: re-tokenise, look up, redraw.
 fn key_press_by_sentence_length(c: &mut Criterion) {
-    use embedlens::core::vocabulary::VocabKind;
+    use embedlens::core::text::vocabulary::VocabKind;
     let mut group = c.benchmark_group("key press + redraw");
     group
         .sample_size(20)

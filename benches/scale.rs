@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use embedlens::app::{App, Options};
-use embedlens::core::model_file::{OpenOptions, open_model};
-use embedlens::core::similarity::nearest_rows;
-use embedlens::core::weights::EmbeddingModel;
+use embedlens::core::analysis::similarity::nearest_rows;
+use embedlens::core::files::{OpenOptions, open_model};
+use embedlens::core::tables::weights::EmbeddingModel;
 use half::bf16;
 use ndarray::Array1;
 use ratatui::Terminal;

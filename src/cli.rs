@@ -7,14 +7,14 @@ use anyhow::{Context, Result, bail};
 use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::core::model_file::OpenOptions;
-use crate::core::model_file::hub_cache::{CacheEnv, resolve_model_path};
-use crate::core::model_source::ModelSource;
-use crate::core::positional::PositionScheme;
-use crate::core::vocabulary::VocabKind;
-use crate::core::weights::{
+use crate::core::files::OpenOptions;
+use crate::core::files::hub_cache::{CacheEnv, resolve_model_path};
+use crate::core::files::source::ModelSource;
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::weights::{
     DEFAULT_CONTEXT_LENGTH, DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, as_width,
 };
+use crate::core::text::vocabulary::VocabKind;
 
 /// See what an LLM's embedding layer does: type a sentence, step through its lookups,
 /// and watch position vectors pull repeated words apart.

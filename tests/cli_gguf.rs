@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::TempDir;
-use embedlens::core::gguf::{GgmlType, GgufWriter};
+use embedlens::core::files::gguf::{GgmlType, GgufWriter};
 use serde_json::Value;
 
 /// The byte-level BPE fixture (a llama model with `SmolLM`'s pre-tokenizer, 421 rows of

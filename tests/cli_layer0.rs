@@ -317,7 +317,7 @@ fn attention_and_compare_read_a_gguf_files_own_layer_0() {
 fn a_gguf_file_of_another_architecture_says_which_it_reads() {
     let dir = common::TempDir::new("gguf-arch");
     let gguf = dir.join("other.gguf");
-    embedlens::core::gguf::GgufWriter::new()
+    embedlens::core::files::gguf::GgufWriter::new()
         .text("general.architecture", "rwkv6")
         .f32_table("token_embd.weight", 2, 4, &[0.5; 8])
         .write(&gguf)

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use embedlens::core::tokenizer::{HuggingFaceTokenizer, TextTokenizer};
+use embedlens::core::text::tokenizer::{HuggingFaceTokenizer, TextTokenizer};
 
 /// Every stored input of one fuzz target.
 fn fixtures(target: &str) -> Vec<(PathBuf, Vec<u8>)> {

@@ -7,8 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use embedlens::core::layer0::source::{SafetensorsBytes, Settings};
-use embedlens::core::layer0::{Layer0, Layer0Run, load};
+use embedlens::core::analysis::layer0::source::{SafetensorsBytes, Settings};
+use embedlens::core::analysis::layer0::{Layer0, Layer0Run, load};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -108,7 +108,7 @@ fn open_as_gguf(name: &str, weights: common::GgufWeights) -> Layer0 {
     let folder = common::TempDir::new("gguf");
     let path = folder.join(&format!("{name}.gguf"));
     common::convert_to_gguf(&fixture(name), &path, weights);
-    embedlens::core::model_file::open_layer0(&path)
+    embedlens::core::files::open_layer0(&path)
         .unwrap()
         .unwrap_or_else(|why| panic!("{name}.gguf: {why}"))
 }

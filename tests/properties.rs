@@ -5,11 +5,11 @@
 
 use embedlens::action::Action;
 use embedlens::app::{App, Options};
-use embedlens::core::positional::PositionScheme;
-use embedlens::core::tokenizer::TextTokenizer;
-use embedlens::core::torch_init::TorchGenerator;
-use embedlens::core::vocabulary::{Token, VocabKind, Vocabulary};
-use embedlens::core::weights::EmbeddingModel;
+use embedlens::core::tables::positional::PositionScheme;
+use embedlens::core::tables::torch_init::TorchGenerator;
+use embedlens::core::tables::weights::EmbeddingModel;
+use embedlens::core::text::tokenizer::TextTokenizer;
+use embedlens::core::text::vocabulary::{Token, VocabKind, Vocabulary};
 use embedlens::theme::Theme;
 use ndarray::{Array1, ArrayView1};
 use proptest::prelude::*;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use embedlens::core::vocabulary::{VocabKind, Vocabulary};
+use embedlens::core::text::vocabulary::{VocabKind, Vocabulary};
 use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, native_pty_system};
 use unicode_width::UnicodeWidthChar;
 
@@ -1014,7 +1014,7 @@ fn a_long_line_of_wide_characters_scrolls_sideways_and_keeps_the_current_token_w
 
 #[test]
 fn a_ten_thousand_word_paste_stays_aligned_and_responsive() {
-    use embedlens::core::sentence::MAX_SENTENCE_TOKENS;
+    use embedlens::core::text::sentence::MAX_SENTENCE_TOKENS;
     let words = [
         "the",
         "fox",

@@ -5,8 +5,8 @@ mod common;
 use common::draw;
 
 use embedlens::app::{App, Options};
-use embedlens::core::positional::PositionScheme;
-use embedlens::core::vocabulary::VocabKind;
+use embedlens::core::tables::positional::PositionScheme;
+use embedlens::core::text::vocabulary::VocabKind;
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
 use ratatui::Terminal;
@@ -219,7 +219,8 @@ fn wide_app(sentence: &str) -> App {
         sentence: sentence.to_owned(),
         theme: Theme::new(false),
         model: Some(
-            embedlens::core::weights::EmbeddingModel::shaped(2000, 384, 16, 123).expect("shape"),
+            embedlens::core::tables::weights::EmbeddingModel::shaped(2000, 384, 16, 123)
+                .expect("shape"),
         ),
         ..Options::default()
     });
@@ -332,11 +333,9 @@ fn rotary_model_file() -> std::path::PathBuf {
 #[test]
 fn a_rotary_model_has_no_position_table_and_says_why() {
     let path = rotary_model_file();
-    let model = embedlens::core::model_file::open_model(
-        &path,
-        &embedlens::core::model_file::OpenOptions::default(),
-    )
-    .expect("open");
+    let model =
+        embedlens::core::files::open_model(&path, &embedlens::core::files::OpenOptions::default())
+            .expect("open");
     std::fs::remove_dir_all(path.parent().expect("dir")).expect("clean up");
     let mut app = App::new(Options {
         sentence: "2 4 0 2".to_owned(),
@@ -1173,7 +1172,7 @@ fn the_help_bar_keeps_help_and_quit_however_narrow() {
 
 #[test]
 fn the_similarity_pane_says_computing_while_a_large_scan_runs() {
-    let model = embedlens::core::weights::EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
+    let model = embedlens::core::tables::weights::EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
     let mut app = App::new(Options {
         sentence: "3 1 4".to_owned(),
         model: Some(model),

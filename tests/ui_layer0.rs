@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use embedlens::app::{App, Options};
-use embedlens::core::model_file::{OpenOptions, open_layer0, open_model};
+use embedlens::core::files::{OpenOptions, open_layer0, open_model};
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use embedlens::action::Action;
 use embedlens::app::{App, Options};
-use embedlens::core::positional::PositionScheme;
-use embedlens::core::vocabulary::VocabKind;
+use embedlens::core::tables::positional::PositionScheme;
+use embedlens::core::text::vocabulary::VocabKind;
 use embedlens::theme::Theme;
 use libfuzzer_sys::fuzz_target;
 use ratatui::Terminal;

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use embedlens::core::model_file::{OpenOptions, inspect, open_model};
+use embedlens::core::files::{OpenOptions, inspect, open_model};
 use libfuzzer_sys::fuzz_target;
 
 /// A safetensors file holding one float32 table `name` of `rows × 2`.

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use embedlens::app::{App, Options};
-use embedlens::core::model_file::{OpenOptions, inspect, open_model};
-use embedlens::core::positional::PositionScheme;
+use embedlens::core::files::{OpenOptions, inspect, open_model};
+use embedlens::core::tables::positional::PositionScheme;
 use embedlens::theme::Theme;
 use libfuzzer_sys::fuzz_target;
 use ratatui::Terminal;

@@ -7,8 +7,8 @@
 
 use std::sync::LazyLock;
 
-use embedlens::core::tokenizer::TextTokenizer;
-use embedlens::core::vocabulary::{
+use embedlens::core::text::tokenizer::TextTokenizer;
+use embedlens::core::text::vocabulary::{
     Token, VocabKind, Vocabulary, copies_of, first_repeat, ids_from_text,
 };
 use libfuzzer_sys::fuzz_target;

@@ -2,7 +2,7 @@
 //! that reads must tokenise text with spans on character boundaries and ids it can show.
 #![no_main]
 
-use embedlens::core::tokenizer::{HuggingFaceTokenizer, TextTokenizer};
+use embedlens::core::text::tokenizer::{HuggingFaceTokenizer, TextTokenizer};
 use libfuzzer_sys::fuzz_target;
 
 const TEXTS: [&str; 7] = [

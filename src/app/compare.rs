@@ -7,7 +7,7 @@ use ratatui_textarea::TextArea;
 use super::App;
 use super::editor::Editor;
 use crate::action::{Action, key};
-use crate::core::compare::{Reordering, default_pair};
+use crate::core::analysis::compare::{Reordering, default_pair};
 
 /// Compare mode's own input: the second sentence, and whether typing goes to it.
 pub struct CompareMode {

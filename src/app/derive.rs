@@ -14,14 +14,14 @@ use super::navigation::Navigation;
 use super::scan::{self, Job, NearestPair, Progress, Scales};
 use super::settings::Settings;
 use super::sources::RealLayer;
-use crate::core::attention::{Attention, AttentionWeights, Mask, self_attention};
-use crate::core::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
-use crate::core::plane::{Plane, Sentence, Side, plane};
-use crate::core::positional::PositionScheme;
-use crate::core::sentence::{self, ReadSentence, Unread};
-use crate::core::similarity::{cosine_matrix, nearest_rows, one_hot_product};
-use crate::core::vocabulary::Token;
-use crate::core::weights::{EmbeddingModel, TokenLookup};
+use crate::core::analysis::attention::{Attention, AttentionWeights, Mask, self_attention};
+use crate::core::analysis::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
+use crate::core::analysis::plane::{Plane, Sentence, Side, plane};
+use crate::core::analysis::similarity::{cosine_matrix, nearest_rows, one_hot_product};
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
+use crate::core::text::sentence::{self, ReadSentence, Unread};
+use crate::core::text::vocabulary::Token;
 use crate::view_state::Detail;
 
 /// The most tokens the attention and similarity panes take, so they stay quick and readable.
@@ -340,7 +340,11 @@ impl Derived {
     }
 
     /// The model's own layer 0 over the sentence, and the head the pane shows.
-    fn derive_layer0(&mut self, inputs: &Inputs, layer: &Arc<crate::core::layer0::Layer0>) {
+    fn derive_layer0(
+        &mut self,
+        inputs: &Inputs,
+        layer: &Arc<crate::core::analysis::layer0::Layer0>,
+    ) {
         let with_positions = inputs.settings.overlay;
         if self
             .layer0_stamp

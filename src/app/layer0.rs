@@ -9,10 +9,10 @@ use std::thread;
 use super::App;
 use super::sources::RealLayer;
 use crate::action::{Action, key};
-use crate::core::attention::Attention;
-use crate::core::layer0::claim::{CopiesJudgement, Judgement, judge, judge_copies, reversal};
-use crate::core::layer0::{Layer0, Layer0Run};
-use crate::core::vocabulary::Token;
+use crate::core::analysis::attention::Attention;
+use crate::core::analysis::layer0::{Layer0, Layer0Run};
+use crate::core::explain::claim::{CopiesJudgement, Judgement, judge, judge_copies, reversal};
+use crate::core::text::vocabulary::Token;
 use crate::view_state::Detail;
 
 /// Layer 0 runs on a worker from this many multiply-adds of its projections (about a 768-wide

@@ -4,10 +4,10 @@
 use super::navigation::{Focus, Jump};
 use super::{App, DEFAULT_SENTENCE};
 use crate::action::{Action, Scope, key, key_name};
-use crate::core::attention::Mask;
-use crate::core::compare::default_pair;
-use crate::core::positional::PositionScheme;
-use crate::core::vocabulary::{Token, first_repeat};
+use crate::core::analysis::attention::Mask;
+use crate::core::analysis::compare::default_pair;
+use crate::core::tables::positional::PositionScheme;
+use crate::core::text::vocabulary::{Token, first_repeat};
 use crate::lesson::{Progress, STEPS, Setup};
 use crate::view_state::Detail;
 

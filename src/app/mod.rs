@@ -22,15 +22,15 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 use crate::action::{Action, key};
-use crate::core::attention::Mask;
-use crate::core::compare::Comparison;
-use crate::core::layer0::{Layer0, Unavailable};
-use crate::core::positional::PositionScheme;
-use crate::core::sentence::Unread;
-use crate::core::vocabulary::{Token, VocabKind};
-use crate::core::weights::{
+use crate::core::analysis::attention::Mask;
+use crate::core::analysis::compare::Comparison;
+use crate::core::analysis::layer0::{Layer0, Unavailable};
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::weights::{
     DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
 };
+use crate::core::text::sentence::Unread;
+use crate::core::text::vocabulary::{Token, VocabKind};
 use crate::lesson::Progress;
 use crate::theme::Theme;
 use crate::view_state::{Detail, WideStyle, WideView};

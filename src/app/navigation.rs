@@ -1,7 +1,7 @@
 //! Where the learner is: which pane has the keyboard, the current token, and the matrix row
 //! kept in sight.
 
-use crate::core::vocabulary::Token;
+use crate::core::text::vocabulary::Token;
 
 /// How many rows PgUp and PgDn move the matrix.
 pub const PAGE_ROWS: usize = 10;
@@ -88,7 +88,9 @@ impl Navigation {
     pub fn follow_tokens(&mut self, tokens: &[Token], rows: usize) {
         let index = match self.jump.take() {
             Some(Jump::First) => 0,
-            Some(Jump::FirstRepeat) => crate::core::vocabulary::first_repeat(tokens).unwrap_or(0),
+            Some(Jump::FirstRepeat) => {
+                crate::core::text::vocabulary::first_repeat(tokens).unwrap_or(0)
+            }
             None => self.step,
         };
         self.go_to(index, tokens, rows);

@@ -5,7 +5,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::navigation::Navigation;
 use crate::action::{Action, key};
-use crate::core::weights::EmbeddingModel;
+use crate::core::tables::weights::EmbeddingModel;
 
 /// How many rows a search remembers for `n`.
 const SEARCH_LIMIT: usize = 100;

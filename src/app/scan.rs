@@ -9,9 +9,9 @@ use std::thread;
 use ndarray::Array1;
 
 use super::derive::{NEAREST_ROWS, Neighbours};
-use crate::core::metrics::typical_magnitude;
-use crate::core::similarity::{nearest_rows_unless, one_hot_product_unless};
-use crate::core::weights::EmbeddingModel;
+use crate::core::analysis::metrics::typical_magnitude;
+use crate::core::analysis::similarity::{nearest_rows_unless, one_hot_product_unless};
+use crate::core::tables::weights::EmbeddingModel;
 
 /// Tables with at least this many numbers are scanned on a worker thread; smaller ones at once.
 pub const BACKGROUND_SCAN_FROM: usize = 1 << 22;

@@ -1,8 +1,8 @@
 //! The switches that choose what is computed and shown: positions and their scheme, the
 //! attention mask, the open pane, how wide vectors look, and how the input is read.
 
-use crate::core::attention::Mask;
-use crate::core::positional::PositionScheme;
+use crate::core::analysis::attention::Mask;
+use crate::core::tables::positional::PositionScheme;
 use crate::view_state::{Detail, WideView};
 
 /// Columns from which the picture stands beside the readout.

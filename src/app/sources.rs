@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::core::layer0::{Layer0, Unavailable};
-use crate::core::model_source::ModelSource;
-use crate::core::vocabulary::VocabKind;
-use crate::core::weights::EmbeddingModel;
+use crate::core::analysis::layer0::{Layer0, Unavailable};
+use crate::core::files::source::ModelSource;
+use crate::core::tables::weights::EmbeddingModel;
+use crate::core::text::vocabulary::VocabKind;
 
 /// A model the explorer can switch to.
 enum Source {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::action::Scope;
-use crate::core::readout::describe_copies;
+use crate::core::explain::readout::describe_copies;
 use crate::view_state::WideView;
 use std::time::{Duration, Instant};
 
@@ -402,7 +402,7 @@ fn typing_after_a_long_paste_reads_and_looks_up_nothing_again() {
     assert_eq!(app.unread().map(|unread| unread.chars), Some(unread + 2));
     assert_eq!(
         app.tokens().len(),
-        crate::core::sentence::MAX_SENTENCE_TOKENS
+        crate::core::text::sentence::MAX_SENTENCE_TOKENS
     );
     // An edit at the start is read again.
     app.handle_event(&key(KeyCode::Home));
@@ -582,7 +582,7 @@ fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
     }
     let table = app.model().token_table();
     let lookup = &app.lookups()[1];
-    let expected = crate::core::similarity::nearest_rows(
+    let expected = crate::core::analysis::similarity::nearest_rows(
         table,
         lookup.token_vector.as_ref().unwrap().view(),
         NEAREST_ROWS,
@@ -640,7 +640,7 @@ fn a_large_one_hot_product_runs_off_the_key_path_and_a_step_supersedes_it() {
 #[test]
 fn a_large_tables_typical_magnitude_is_sampled_off_the_key_path_once() {
     let model = EmbeddingModel::shaped(3000, 16, 16, 7).unwrap();
-    let expected = crate::core::metrics::typical_magnitude(model.token_table()).unwrap();
+    let expected = crate::core::analysis::metrics::typical_magnitude(model.token_table()).unwrap();
     let mut app = App::new(Options {
         sentence: "3 1 4".to_owned(),
         model: Some(model),

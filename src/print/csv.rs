@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use ndarray::ArrayView1;
 
 use super::table_rows;
-use crate::core::weights::{EmbeddingModel, TokenLookup};
+use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 
 /// A CSV field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
 pub(super) fn csv_field(text: &str) -> String {

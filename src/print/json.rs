@@ -7,10 +7,10 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use super::table_rows;
-use crate::core::compare::Comparison;
-use crate::core::positional::PositionScheme;
-use crate::core::tokenizer::TextTokenizer;
-use crate::core::weights::{EmbeddingModel, TokenLookup};
+use crate::core::analysis::compare::Comparison;
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
+use crate::core::text::tokenizer::TextTokenizer;
 
 /// The vectors as `lookup --format json` writes them.
 #[derive(Serialize)]

@@ -9,11 +9,11 @@ use serde::Serialize;
 
 use super::write_or_stop;
 use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
-use crate::core::layer0::claim::judge;
-use crate::core::layer0::{Layer0, Layer0Run, Unavailable};
-use crate::core::model_file::open_layer0;
-use crate::core::printable::printable;
-use crate::core::weights::EmbeddingModel;
+use crate::core::analysis::layer0::{Layer0, Layer0Run, Unavailable};
+use crate::core::explain::claim::judge;
+use crate::core::files::open_layer0;
+use crate::core::tables::weights::EmbeddingModel;
+use crate::core::text::printable::printable;
 
 /// Prints the model's own layer 0 for a sentence: each chosen head's weights and context, and
 /// each token's output (all heads' contexts side by side, before the output projection).
@@ -173,7 +173,7 @@ fn attention_json(
 
 /// An attention weight as the float32 PyTorch would hold.
 fn round(weight: f64) -> f32 {
-    crate::core::layer0::linear::round_to_f32(weight)
+    crate::core::analysis::layer0::linear::round_to_f32(weight)
 }
 
 fn attention_table(

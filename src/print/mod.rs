@@ -15,10 +15,10 @@ use anyhow::{Result, bail};
 use ndarray::Array1;
 
 use crate::cli::{CompareArgs, Format, InspectArgs, LookupArgs, MatrixArgs};
-use crate::core::attention::Mask;
-use crate::core::positional::PositionScheme;
-use crate::core::trained;
-use crate::core::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel, TableKind};
+use crate::core::analysis::attention::Mask;
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::trained;
+use crate::core::tables::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel, TableKind};
 use csv::{lookup_csv, matrix_csv};
 use json::{compare_json, lookup_json, matrix_json};
 pub use layer0::attention;
@@ -111,7 +111,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     } else {
         Mask::None
     };
-    let comparison = crate::core::compare::compare(
+    let comparison = crate::core::analysis::compare::compare(
         &model,
         &args.first,
         &args.second,
@@ -137,7 +137,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
 /// # Errors
 /// When the files cannot be read, or the output cannot be written.
 pub fn inspect(args: &InspectArgs, out: &mut impl Write) -> Result<()> {
-    let inspection = crate::core::model_file::inspect(&args.resolved_path()?)?;
+    let inspection = crate::core::files::inspect(&args.resolved_path()?)?;
     write_or_stop(out, |out| write!(out, "{inspection}"))
 }
 

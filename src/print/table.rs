@@ -5,13 +5,13 @@ use std::io::{self, Write};
 use ndarray::ArrayView1;
 
 use super::{scheme_name, seed_note, table_name};
-use crate::core::attention::Mask;
-use crate::core::compare::Comparison;
-use crate::core::positional::PositionScheme;
-use crate::core::readout::describe_copies;
-use crate::core::tokenizer::TextTokenizer;
-use crate::core::vocabulary::UNKNOWN;
-use crate::core::weights::{EmbeddingModel, TokenLookup};
+use crate::core::analysis::attention::Mask;
+use crate::core::analysis::compare::Comparison;
+use crate::core::explain::readout::describe_copies;
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
+use crate::core::text::tokenizer::TextTokenizer;
+use crate::core::text::vocabulary::UNKNOWN;
 
 /// A column of the table format.
 struct Column {

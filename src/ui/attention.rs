@@ -21,13 +21,13 @@ use super::vector::{
 };
 use crate::action::fill_keys;
 use crate::app::{App, Layer0View, MAX_VIEW_TOKENS, RealLayer};
-use crate::core::attention::{Attention, Mask};
-use crate::core::layer0::Layer0;
-use crate::core::positional::{
+use crate::core::analysis::attention::{Attention, Mask};
+use crate::core::analysis::layer0::Layer0;
+use crate::core::explain::verdict::VectorMatch;
+use crate::core::tables::positional::{
     ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
 };
-use crate::core::verdict::VectorMatch;
-use crate::core::vocabulary::copies_of;
+use crate::core::text::vocabulary::copies_of;
 use crate::theme::{CURRENT_MARKER, Theme};
 
 /// The widest a token's text may be in the row labels.
@@ -863,7 +863,7 @@ pub(super) fn rope_copies(app: &App, width: usize, theme: Theme) -> Vec<Line<'st
 /// angle, so the copies' rotated vectors (and so their queries and keys) differ.
 fn rope_copy_line(
     app: &App,
-    lookup: &crate::core::weights::TokenLookup,
+    lookup: &crate::core::tables::weights::TokenLookup,
     rotated: &ndarray::Array1<f32>,
     width: usize,
     theme: Theme,

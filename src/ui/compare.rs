@@ -13,8 +13,8 @@ use super::vector::{
 };
 use crate::action::{Action, key};
 use crate::app::{App, RealLayer};
-use crate::core::compare::{Comparison, Wording};
-use crate::core::layer0::claim::Verdict;
+use crate::core::analysis::compare::{Comparison, Wording};
+use crate::core::explain::claim::Verdict;
 use crate::theme::Theme;
 
 /// Columns of a token's label: marker, position, text, id, partner.
@@ -45,8 +45,8 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
     let theme = app.theme();
     let mask = match (app.real_layer(), app.mask()) {
         (RealLayer::Open(_), _) => "the model's own layer 0",
-        (_, crate::core::attention::Mask::None) => "unmasked attention",
-        (_, crate::core::attention::Mask::Causal) => "causal attention",
+        (_, crate::core::analysis::attention::Mask::None) => "unmasked attention",
+        (_, crate::core::analysis::attention::Mask::Causal) => "causal attention",
     };
     let title = format!(
         " Compare · {} · {mask} · {} leaves ",
@@ -196,7 +196,7 @@ fn fitted(
 
 fn positions_name(app: &App) -> String {
     match app.active_scheme() {
-        crate::core::positional::PositionScheme::None => "no positions".to_owned(),
+        crate::core::tables::positional::PositionScheme::None => "no positions".to_owned(),
         scheme => format!("{scheme} positions"),
     }
 }

@@ -13,7 +13,7 @@ use super::heatmap::HeatScale;
 use super::vector::{fit, window, wrap_words};
 use crate::action::fill_keys;
 use crate::app::App;
-use crate::core::layer0::heads::HeadResult;
+use crate::core::analysis::layer0::heads::HeadResult;
 use crate::theme::{CURRENT_MARKER, Theme};
 
 /// The most tokens a small map shows (the first ones); the single-head view shows more.

@@ -12,7 +12,7 @@ use unicode_width::UnicodeWidthChar;
 use super::vector::display_width;
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, Focus};
-use crate::core::vocabulary::copies_of;
+use crate::core::text::vocabulary::copies_of;
 use crate::theme::CURRENT_MARKER;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {

@@ -8,9 +8,9 @@ use unicode_width::UnicodeWidthStr;
 use super::vector::wrap_words;
 use crate::action::fill_keys;
 use crate::app::{App, Layer0View, RealLayer};
-use crate::core::layer0::Layer0;
-use crate::core::layer0::claim::CopyScores;
-use crate::core::positional::PositionScheme;
+use crate::core::analysis::layer0::Layer0;
+use crate::core::explain::claim::CopyScores;
+use crate::core::tables::positional::PositionScheme;
 use crate::theme::Theme;
 
 /// How many distances the copy-score sentence lists.

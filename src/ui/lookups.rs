@@ -16,9 +16,9 @@ use super::vector::{
 };
 use crate::action::{Action, key};
 use crate::app::App;
-use crate::core::positional::PositionVector;
-use crate::core::vocabulary::copies_of;
-use crate::core::weights::TokenLookup;
+use crate::core::tables::positional::PositionVector;
+use crate::core::tables::weights::TokenLookup;
+use crate::core::text::vocabulary::copies_of;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// Tokens on either side of the current one that the layout looks at: more than fit a screen.

@@ -14,7 +14,7 @@ use super::vector::{
     vector_width, wide_legend, wide_line, window,
 };
 use crate::app::App;
-use crate::core::block::ModelFamily;
+use crate::core::tables::block::ModelFamily;
 use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, USED_MARKER};
 
 /// The widest a token's text may be in the matrix.

@@ -15,7 +15,7 @@ use super::pane::Pane;
 use super::vector::{display_width, fit, wrap_words};
 use crate::action::{Action, key};
 use crate::app::App;
-use crate::core::plane::{DotKind, Plane, PlaneFinding, Side};
+use crate::core::analysis::plane::{DotKind, Plane, PlaneFinding, Side};
 use crate::theme::{PlotInk, Theme};
 
 /// Canvas rows the pane asks for.

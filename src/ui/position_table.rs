@@ -19,8 +19,8 @@ use super::vector::{
 };
 use crate::action::{Action, key};
 use crate::app::App;
-use crate::core::positional::{PositionScheme, sinusoidal};
-use crate::core::table::Table;
+use crate::core::tables::positional::{PositionScheme, sinusoidal};
+use crate::core::tables::table::Table;
 use crate::theme::{CURRENT_MARKER, Theme};
 
 /// Position rows the pane asks for at most; longer tables scroll with the current token.

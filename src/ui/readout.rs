@@ -10,11 +10,11 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use super::vector::{fit, format_value, wrap_words};
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, Focus, RealLayer};
-use crate::core::block::ModelFamily;
-use crate::core::positional::{PositionScheme, PositionVector};
-use crate::core::readout::{describe_copies, describe_lookalikes};
-use crate::core::vocabulary::UNKNOWN;
-use crate::core::weights::TokenLookup;
+use crate::core::explain::readout::{describe_copies, describe_lookalikes};
+use crate::core::tables::block::ModelFamily;
+use crate::core::tables::positional::{PositionScheme, PositionVector};
+use crate::core::tables::weights::TokenLookup;
+use crate::core::text::vocabulary::UNKNOWN;
 use crate::view_state::Detail;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {

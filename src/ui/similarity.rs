@@ -13,8 +13,8 @@ use super::pane::Pane;
 use super::vector::{display_width, fit, pad, window, wrap_words};
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
-use crate::core::verdict::Direction;
-use crate::core::vocabulary::copies_of;
+use crate::core::explain::verdict::Direction;
+use crate::core::text::vocabulary::copies_of;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// The widest a token's text may be in a row label or a nearest-rows list.

@@ -7,7 +7,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::vector::{fit, window};
 use crate::app::App;
-use crate::core::vocabulary::{Token, copies_of};
+use crate::core::text::vocabulary::{Token, copies_of};
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// The longest a token's text may be in its chip.

@@ -169,7 +169,7 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
             .unwrap();
     let bytes = std::fs::read(folder.join("model.safetensors")).unwrap();
     let fixture = FixtureTensors(
-        embedlens::core::layer0::source::SafetensorsBytes::new(
+        embedlens::core::analysis::layer0::source::SafetensorsBytes::new(
             "fixture",
             std::sync::Arc::new(bytes),
         )
@@ -184,16 +184,16 @@ pub fn convert_to_gguf(folder: &Path, path: &Path, weights: GgufWeights) {
 }
 
 /// A fixture's tensors, each read as rows of float32 (a vector is one row).
-struct FixtureTensors(embedlens::core::layer0::source::SafetensorsBytes);
+struct FixtureTensors(embedlens::core::analysis::layer0::source::SafetensorsBytes);
 
 impl FixtureTensors {
     fn has(&self, name: &str) -> bool {
-        use embedlens::core::layer0::source::TensorSource;
+        use embedlens::core::analysis::layer0::source::TensorSource;
         self.0.shape(name).is_some()
     }
 
     fn rows(&self, name: &str) -> Vec<Vec<f32>> {
-        use embedlens::core::layer0::source::TensorSource;
+        use embedlens::core::analysis::layer0::source::TensorSource;
         let shape = self.0.shape(name).unwrap().shape;
         let (rows, cols) = match shape[..] {
             [cols] => (1, cols),
@@ -207,11 +207,11 @@ impl FixtureTensors {
 
 /// Adds an `F32` tensor: a vector (one row) or a matrix.
 fn gguf_f32(
-    writer: embedlens::core::gguf::GgufWriter,
+    writer: embedlens::core::files::gguf::GgufWriter,
     name: &str,
     rows: &[Vec<f32>],
     vector: bool,
-) -> embedlens::core::gguf::GgufWriter {
+) -> embedlens::core::files::gguf::GgufWriter {
     let data: Vec<u8> = rows
         .iter()
         .flatten()
@@ -223,22 +223,32 @@ fn gguf_f32(
     } else {
         vec![rows.len() as u64, cols]
     };
-    writer.tensor(name, &shape, embedlens::core::gguf::GgmlType(0), data)
+    writer.tensor(
+        name,
+        &shape,
+        embedlens::core::files::gguf::GgmlType(0),
+        data,
+    )
 }
 
 /// Adds a projection's weight matrix in the type the test asks for.
 fn weight_tensor(
-    writer: embedlens::core::gguf::GgufWriter,
+    writer: embedlens::core::files::gguf::GgufWriter,
     name: &str,
     rows: &[Vec<f32>],
     weights: GgufWeights,
-) -> embedlens::core::gguf::GgufWriter {
+) -> embedlens::core::files::gguf::GgufWriter {
     match weights {
         GgufWeights::F32 => gguf_f32(writer, name, rows, false),
         GgufWeights::Q8_0 => {
             let data = rows.iter().flat_map(|row| quantize_q8_0(row)).collect();
             let shape = [rows.len() as u64, rows[0].len() as u64];
-            writer.tensor(name, &shape, embedlens::core::gguf::GgmlType(8), data)
+            writer.tensor(
+                name,
+                &shape,
+                embedlens::core::files::gguf::GgmlType(8),
+                data,
+            )
         }
     }
 }
@@ -248,7 +258,7 @@ fn convert_bert(
     config: &Value,
     fixture: &FixtureTensors,
     weights: GgufWeights,
-) -> embedlens::core::gguf::GgufWriter {
+) -> embedlens::core::files::gguf::GgufWriter {
     let heads = usize::try_from(config["num_attention_heads"].as_u64().unwrap()).unwrap();
     let mut writer = bert_metadata(config, heads);
     let embeddings = [
@@ -281,8 +291,8 @@ fn convert_gpt2(
     config: &Value,
     fixture: &FixtureTensors,
     weights: GgufWeights,
-) -> embedlens::core::gguf::GgufWriter {
-    use embedlens::core::gguf::{GgufWriter, MetadataValue};
+) -> embedlens::core::files::gguf::GgufWriter {
+    use embedlens::core::files::gguf::{GgufWriter, MetadataValue};
 
     let count = |key: &str| u32::try_from(config[key].as_u64().unwrap()).unwrap();
     #[expect(clippy::cast_possible_truncation, reason = "stored as float32")]
@@ -336,7 +346,7 @@ fn convert_rotary(
     config: &Value,
     fixture: &FixtureTensors,
     weights: GgufWeights,
-) -> embedlens::core::gguf::GgufWriter {
+) -> embedlens::core::files::gguf::GgufWriter {
     let count = |key: &str| config[key].as_u64().map(|n| usize::try_from(n).unwrap());
     let arch = gguf_architecture(config);
     let hidden = count("hidden_size").unwrap();
@@ -437,8 +447,8 @@ fn converted_metadata(
     heads: usize,
     kv_heads: usize,
     head_dim: usize,
-) -> embedlens::core::gguf::GgufWriter {
-    use embedlens::core::gguf::{GgufWriter, MetadataValue};
+) -> embedlens::core::files::gguf::GgufWriter {
+    use embedlens::core::files::gguf::{GgufWriter, MetadataValue};
 
     let arch = gguf_architecture(config);
     let arch = arch.as_str();
@@ -511,8 +521,8 @@ fn converted_metadata(
 }
 
 /// The metadata llama.cpp's converter writes for a small BERT `config.json`.
-fn bert_metadata(config: &Value, heads: usize) -> embedlens::core::gguf::GgufWriter {
-    use embedlens::core::gguf::{GgufWriter, MetadataValue};
+fn bert_metadata(config: &Value, heads: usize) -> embedlens::core::files::gguf::GgufWriter {
+    use embedlens::core::files::gguf::{GgufWriter, MetadataValue};
 
     let count = |key: &str| u32::try_from(config[key].as_u64().unwrap()).unwrap();
     #[expect(clippy::cast_possible_truncation, reason = "stored as float32")]

@@ -1,0 +1,368 @@
+//! Llama-style layer 0: `input_layernorm` → q/k/v projections → `RoPE` → grouped-query heads
+//! under the causal mask.
+//!
+//! Llama, Mistral, Mixtral and Qwen2 (with its q/k/v biases) use `RMSNorm`; Gemma scales the
+//! token vector by `√hidden` and uses `RMSNorm` with `(1 + weight)`, and Gemma 2 and 3 add their
+//! own attention details ([`super::gemma`]); `StableLM` and Phi use
+//! `LayerNorm` and rotate only part of each head (`partial_rotary_factor`).
+
+use super::gemma::{self, Generation};
+use super::heads::HeadLayout;
+use super::heads::Scoring;
+use super::input::InputStage;
+use super::linear::{Linear, round_to_f32};
+use super::norm::{HeadNorms, InputNorm, RmsNorm};
+use super::rope::{Llama3Scaling, Pairs, Rope};
+use super::source::{Settings, TensorSource, has, matrix, optional_vector, vector};
+use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
+use crate::core::tables::block::LayerNorm;
+
+/// The name that marks a Llama-style layer 0, after any prefix (`model.`).
+pub const QUERY_SUFFIX: &str = "layers.0.self_attn.q_proj.weight";
+
+/// llama.cpp's tensor of `RoPE` frequency divisors: how its converter stores Llama 3's
+/// `rope_scaling` in a GGUF file (a safetensors checkpoint states it in `config.json`).
+pub const ROPE_FREQUENCY_DIVISORS: &str = "rope_freqs.weight";
+
+/// Weights of all heads' attention scores kept at once, at most (2^25 f64s, 256 MiB).
+const WEIGHT_BUDGET: usize = 1 << 25;
+
+/// How a supported model type normalises and rotates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    /// `RMSNorm`, every dimension rotated.
+    Llama,
+    /// `√hidden` scaling, `RMSNorm` with `(1 + weight)`.
+    Gemma,
+    /// Llama's, with a plain `RMSNorm` of each query and key head (`q_norm`, `k_norm`).
+    Qwen3,
+    /// Gemma's, with its own score scale and cap and a sliding window ([`super::gemma`]).
+    Gemma2,
+    /// Gemma's, with a norm of each query and key head, its own score scale, and a sliding
+    /// window with its own `RoPE` base ([`super::gemma`]).
+    Gemma3,
+    /// `LayerNorm`, part of each head rotated (default factor given).
+    PartialRotary { default_factor_percent: u32 },
+}
+
+fn variant(model_type: &str) -> Option<Variant> {
+    match model_type {
+        "llama" | "mistral" | "mixtral" | "qwen2" | "qwen2_moe" => Some(Variant::Llama),
+        "gemma" => Some(Variant::Gemma),
+        "gemma2" => Some(Variant::Gemma2),
+        "gemma3_text" => Some(Variant::Gemma3),
+        "qwen3" => Some(Variant::Qwen3),
+        "stablelm" => Some(Variant::PartialRotary {
+            default_factor_percent: 25,
+        }),
+        "phi" => Some(Variant::PartialRotary {
+            default_factor_percent: 50,
+        }),
+        _ => None,
+    }
+}
+
+/// Reads a Llama-style layer 0 whose tensor names start with `prefix`.
+///
+/// # Errors
+/// [`Unavailable`] for a model type or setting not implemented, or a tensor missing or
+/// malformed.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one setting and tensor after another, in the order the module reads them"
+)]
+pub fn load(
+    source: &dyn TensorSource,
+    settings: &Settings,
+    prefix: &str,
+) -> Result<Layer0, Unavailable> {
+    let model_type = settings.text("model_type").map(str::to_owned);
+    let Some(variant) = model_type.as_deref().and_then(variant) else {
+        return Err(Unavailable::ModelType {
+            architecture: Architecture::Rotary,
+            model_type,
+        });
+    };
+    let token_name = format!("{prefix}embed_tokens.weight");
+    let token_shape = source.shape(&token_name).ok_or_else(|| {
+        Unavailable::Invalid(format!("no {token_name} beside {prefix}{QUERY_SUFFIX}"))
+    })?;
+    let [rows, hidden] = token_shape.shape[..] else {
+        return Err(Unavailable::Invalid(format!(
+            "{token_name} is not two-dimensional"
+        )));
+    };
+    let token = matrix(source, &token_name, rows, hidden)?;
+    let mut notes = Vec::new();
+    let conversion = source.conversion();
+    let gemma = matches!(variant, Variant::Gemma | Variant::Gemma2 | Variant::Gemma3);
+    if conversion.norm_weights_include_one && gemma {
+        notes.push(
+            "Gemma: the file stores each norm weight with its 1 already added (1 + weight)"
+                .to_owned(),
+        );
+    }
+    // Gemma scales by `1 + weight`, unless the file stores the weight with its 1 added.
+    let rms_norm = |weight, eps| {
+        if gemma && !conversion.norm_weights_include_one {
+            RmsNorm::gemma(weight, eps)
+        } else {
+            RmsNorm::new(weight, eps)
+        }
+    };
+
+    let heads = settings
+        .count(&["num_attention_heads"], hidden)?
+        .ok_or_else(|| Unavailable::Setting {
+            name: "num_attention_heads".to_owned(),
+            value: "nothing".to_owned(),
+        })?;
+    let kv_heads = settings
+        .count(&["num_key_value_heads"], heads)?
+        .unwrap_or(heads);
+    let head_dims = match settings.count(&["head_dim"], 1 << 16)? {
+        Some(dims) => dims,
+        None if hidden.is_multiple_of(heads) => hidden / heads,
+        None => {
+            return Err(Unavailable::Invalid(format!(
+                "{hidden} numbers do not split into {heads} heads and {} gives no head_dim",
+                settings.origin()
+            )));
+        }
+    };
+
+    let block = format!("{prefix}layers.0.");
+    let norm_weight = format!("{block}input_layernorm.weight");
+    let norm = match variant {
+        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma2 | Variant::Gemma3 => {
+            let (eps, note) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
+            notes.push(format!("input_layernorm: RMSNorm, {note}"));
+            let weight = vector(source, &norm_weight, hidden)?;
+            InputNorm::Rms(rms_norm(weight, eps))
+        }
+        Variant::PartialRotary { .. } => {
+            let (eps, note) = epsilon(settings, &["layer_norm_eps"], 1e-5)?;
+            notes.push(format!("input_layernorm: LayerNorm, {note}"));
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "PyTorch hands eps to its float32 kernel"
+            )]
+            let norm = LayerNorm::new(
+                vector(source, &norm_weight, hidden)?,
+                vector(source, &format!("{block}input_layernorm.bias"), hidden)?,
+                eps as f32,
+            )?;
+            InputNorm::Layer(norm)
+        }
+    };
+    let multiplier = gemma.then(|| {
+        #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
+        let root = (hidden as f64).sqrt();
+        let factor = round_to_f32(root);
+        notes.push(format!(
+            "Gemma: each token vector is multiplied by √{hidden} = {factor} (float32) first"
+        ));
+        factor
+    });
+    let head_norms = if matches!(variant, Variant::Gemma3 | Variant::Qwen3) {
+        let (eps, _) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
+        let norm = |name: &str| -> Result<RmsNorm, Unavailable> {
+            let weight = vector(
+                source,
+                &format!("{block}self_attn.{name}.weight"),
+                head_dims,
+            )?;
+            Ok(rms_norm(weight, eps))
+        };
+        if variant == Variant::Qwen3 {
+            notes.push(
+                "Qwen3: each query and key head is normalised (q_norm, k_norm, RMSNorm) before \
+                 the rotation"
+                    .to_owned(),
+            );
+        }
+        Some(HeadNorms {
+            query: norm("q_norm")?,
+            key: norm("k_norm")?,
+        })
+    } else {
+        None
+    };
+    for qk_norm in ["q_norm", "k_norm", "q_layernorm", "k_layernorm"] {
+        if head_norms.is_none() && has(source, &format!("{block}self_attn.{qk_norm}.weight")) {
+            return Err(Unavailable::Setting {
+                name: format!("self_attn.{qk_norm}"),
+                value: "a norm of queries and keys".to_owned(),
+            });
+        }
+    }
+
+    let attention = format!("{block}self_attn.");
+    let linear = |name: &str, outputs: usize| -> Result<Linear, Unavailable> {
+        let weight = matrix(
+            source,
+            &format!("{attention}{name}.weight"),
+            outputs,
+            hidden,
+        )?;
+        let bias = optional_vector(source, &format!("{attention}{name}.bias"), outputs)?;
+        Ok(Linear::new(weight, bias)?)
+    };
+    let projections = [
+        linear("q_proj", heads * head_dims)?,
+        linear("k_proj", kv_heads * head_dims)?,
+        linear("v_proj", kv_heads * head_dims)?,
+    ];
+    if projections.iter().any(Linear::has_bias) {
+        notes.push("the query, key and value layers add biases".to_owned());
+    }
+    let generation = match variant {
+        Variant::Gemma2 => Some(Generation::Two),
+        Variant::Gemma3 => Some(Generation::Three),
+        _ => None,
+    };
+    let (mut rope, scoring, window) = if let Some(generation) = generation {
+        let attention = gemma::attention(settings, generation, head_dims, &mut notes)?;
+        (attention.rope, attention.scoring, attention.window)
+    } else {
+        let rope = rope(settings, variant, head_dims, &mut notes)?;
+        (rope, Scoring::scaled(inverse_sqrt(head_dims)), None)
+    };
+    let pairs = rope.rotary_dims() / 2;
+    if let Some(divisors) = optional_vector(source, ROPE_FREQUENCY_DIVISORS, pairs)? {
+        rope = rope.with_frequency_divisors(divisors.as_slice().unwrap_or_default())?;
+        notes.push(format!(
+            "RoPE: each pair's angle divided by its number in {ROPE_FREQUENCY_DIVISORS} \
+             (Llama 3's scaling, as llama.cpp stores it)"
+        ));
+    }
+    if conversion.interleaved_query_key_rows {
+        rope = rope.with_pairs(Pairs::Adjacent, head_dims)?;
+        notes.push(
+            "the file interleaves each head's query and key rows (llama.cpp's converter), so \
+             RoPE turns neighbouring numbers: the same pairs, the same scores"
+                .to_owned(),
+        );
+    }
+
+    let context = settings
+        .count(&["max_position_embeddings"], usize::MAX >> 12)?
+        .unwrap_or(super::DEFAULT_TOKEN_CAP);
+    let context = context.min(window.unwrap_or(usize::MAX));
+    let affordable = (WEIGHT_BUDGET / heads).isqrt();
+    if affordable < context {
+        notes.push(format!(
+            "computed for at most {affordable} tokens, so that {heads} heads' weights stay \
+             within {WEIGHT_BUDGET} numbers (the model reads up to {context})"
+        ));
+    }
+    Parts {
+        architecture: Architecture::Rotary,
+        model_type,
+        input: InputStage::Rotary {
+            token,
+            multiplier,
+            norm,
+        },
+        projections,
+        layout: HeadLayout {
+            heads,
+            kv_heads,
+            head_dims,
+        },
+        head_norms,
+        rope: Some(rope),
+        causal: true,
+        scoring,
+        context_length: context.min(affordable),
+        notes,
+    }
+    .build()
+}
+
+/// The rotation the settings describe: `rope_theta`, `partial_rotary_factor` and
+/// `rope_scaling` (top level, or inside `rope_parameters` as newer configs write them).
+fn rope(
+    settings: &Settings,
+    variant: Variant,
+    head_dims: usize,
+    notes: &mut Vec<String>,
+) -> Result<Rope, Unavailable> {
+    let theta = settings
+        .number(&["rope_theta"])?
+        .or_else(|| settings.nested_number("rope_parameters", "rope_theta"))
+        .unwrap_or(10_000.0);
+    let default_factor = match variant {
+        Variant::PartialRotary {
+            default_factor_percent,
+        } => f64::from(default_factor_percent) / 100.0,
+        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma2 | Variant::Gemma3 => 1.0,
+    };
+    let factor = settings
+        .number(&["partial_rotary_factor"])?
+        .or_else(|| settings.nested_number("rope_parameters", "partial_rotary_factor"))
+        .unwrap_or(default_factor);
+    if !(factor > 0.0 && factor <= 1.0) {
+        return Err(Unavailable::Setting {
+            name: "partial_rotary_factor".to_owned(),
+            value: factor.to_string(),
+        });
+    }
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "int(head_dim * partial_rotary_factor), as transformers computes it"
+    )]
+    let rotary_dims = (head_dims as f64 * factor) as usize;
+    let mut rope = Rope::new(theta, head_dims, rotary_dims)?;
+    notes.push(if rotary_dims == head_dims {
+        format!("RoPE: rope_theta {theta}, every dimension of a head rotates")
+    } else {
+        format!(
+            "RoPE: rope_theta {theta}, the first {rotary_dims} of {head_dims} dimensions of a \
+             head rotate (partial_rotary_factor {factor})"
+        )
+    });
+    let scaling_type = settings
+        .nested_text("rope_scaling", "rope_type")
+        .or_else(|| settings.nested_text("rope_scaling", "type"))
+        .or_else(|| settings.nested_text("rope_parameters", "rope_type"));
+    let scaling_number = |key: &str| {
+        settings
+            .nested_number("rope_scaling", key)
+            .or_else(|| settings.nested_number("rope_parameters", key))
+    };
+    match scaling_type {
+        None | Some("default") => {}
+        // Dynamic NTK changes the angles only past the original context length.
+        Some("dynamic") => notes.push(
+            "rope_scaling dynamic: within the original context the angles are unchanged".to_owned(),
+        ),
+        Some("llama3") => {
+            let scaling = Llama3Scaling {
+                factor: scaling_number("factor").unwrap_or(8.0),
+                low_frequency_factor: scaling_number("low_freq_factor").unwrap_or(1.0),
+                high_frequency_factor: scaling_number("high_freq_factor").unwrap_or(4.0),
+                original_context: scaling_number("original_max_position_embeddings")
+                    .unwrap_or(8192.0),
+            };
+            rope = rope.with_llama3_scaling(scaling);
+            notes.push(format!(
+                "rope_scaling llama3: factor {}, low/high frequency factors {}/{}, original \
+                 context {}",
+                scaling.factor,
+                scaling.low_frequency_factor,
+                scaling.high_frequency_factor,
+                scaling.original_context
+            ));
+        }
+        Some(other) => {
+            return Err(Unavailable::Setting {
+                name: "rope_scaling".to_owned(),
+                value: other.to_owned(),
+            });
+        }
+    }
+    Ok(rope)
+}

@@ -1,0 +1,303 @@
+//! Sentences that explain what the lookups show, shared by the explorer and the print commands.
+
+use ndarray::Array1;
+
+use crate::core::analysis::metrics::euclidean_distance;
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::weights::TokenLookup;
+
+/// How many other copies a sentence names and measures at the most.
+const NAMED_COPIES: usize = 4;
+
+/// Explains a token that appears more than once: every copy reads the same row, and only
+/// position vectors can tell the copies apart.
+///
+/// `index` is the copy the sentence starts from, and `scheme` the position scheme `lookups`
+/// were embedded with. The sentence lists where the copies stand, then the Euclidean
+/// distance (four decimals) from this copy to each other one, first between token vectors
+/// (always 0, the point of the lesson) and then, when positions are on, between input
+/// vectors:
+///
+/// `fox at 0 and 3: same row 2, distance 0.0000; with learned positions 1.2345`
+///
+/// With three or more copies each distance names the copy it reaches, as in
+/// `distance 0.0000 to 2 and 0.0000 to 4`; a copy whose learned position is beyond the
+/// context length has no input vector, so its distance is `—`.
+///
+/// `None` when the token appears once, or has no row to share.
+#[must_use]
+pub fn describe_copies(
+    lookups: &[TokenLookup],
+    index: usize,
+    scheme: PositionScheme,
+) -> Option<String> {
+    let current = lookups.get(index)?;
+    let id = current.token.id?;
+    current.token_vector.as_ref()?;
+    // Tokens with a row are copies exactly when their ids match.
+    let copies: Vec<usize> = lookups
+        .iter()
+        .enumerate()
+        .filter(|(_, lookup)| lookup.token.id == Some(id))
+        .map(|(i, _)| i)
+        .collect();
+    if copies.len() < 2 {
+        return None;
+    }
+    // A sentence names a handful of copies; thousands would make it unreadable (and slow).
+    let others: Vec<&TokenLookup> = copies
+        .iter()
+        .filter(|&&copy| copy != index)
+        .take(NAMED_COPIES)
+        .map(|&copy| &lookups[copy])
+        .collect();
+    let mut named: Vec<String> = copies
+        .iter()
+        .take(NAMED_COPIES + 1)
+        .map(|&copy| lookups[copy].token.position.to_string())
+        .collect();
+    if copies.len() > NAMED_COPIES + 1 {
+        named.push(format!("{} more", copies.len() - NAMED_COPIES - 1));
+    }
+    let places = join_and(named);
+    let with_positions = if scheme == PositionScheme::None {
+        String::new()
+    } else if !scheme.is_additive() {
+        format!(
+            "; {scheme} adds nothing here (still {}): position enters inside attention",
+            distances(current, &others, |lookup| lookup.input_vector.as_ref()),
+        )
+    } else {
+        format!(
+            "; with {scheme} positions {}",
+            distances(current, &others, |lookup| lookup.input_vector.as_ref()),
+        )
+    };
+    Some(format!(
+        "{} at {places}: same row {id}, distance {}{with_positions}",
+        current.token.text,
+        distances(current, &others, |lookup| lookup.token_vector.as_ref()),
+    ))
+}
+
+/// Explains pieces that read as the same word but are different tokens, as byte-pair
+/// encodings make them: `fox` at the start and `␣fox` after a space have different ids, so
+/// they do not even share a row.
+///
+/// `None` when no other token of the sentence is the same word under another id.
+#[must_use]
+pub fn describe_lookalikes(lookups: &[TokenLookup], index: usize) -> Option<String> {
+    let current = lookups.get(index)?;
+    let id = current.token.id?;
+    let word = bare_word(&current.token.text);
+    if word.is_empty() {
+        return None;
+    }
+    let others: Vec<&TokenLookup> = lookups
+        .iter()
+        .filter(|other| {
+            other.token.id.is_some_and(|other_id| other_id != id)
+                && same_word(&other.token.text, &word)
+        })
+        .collect();
+    let first = others.first()?;
+    let places = join_and(
+        others
+            .iter()
+            .map(|other| {
+                format!(
+                    "'{}' (id {}) at {}",
+                    other.token.text,
+                    other.token.id.unwrap_or_default(),
+                    other.token.position
+                )
+            })
+            .collect(),
+    );
+    Some(format!(
+        "'{}' (id {id}) at {} and {places} are the same word but different tokens: \
+         the tokenizer splits text into pieces, and a leading space (␣) or a capital makes \
+         another piece with its own row, so {} and {} look up different rows",
+        current.token.text,
+        current.token.position,
+        id,
+        first.token.id.unwrap_or_default()
+    ))
+}
+
+/// A token's text without its visible leading-space mark, spaces or case.
+fn bare_word(text: &str) -> String {
+    text.trim_start_matches([' ', '␣', 'Ġ'])
+        .trim()
+        .to_lowercase()
+}
+
+/// Whether `text` is `word` (already bare) once bared, allocating only for non-ASCII text.
+fn same_word(text: &str, word: &str) -> bool {
+    let trimmed = text.trim_start_matches([' ', '␣', 'Ġ']).trim();
+    if trimmed.is_ascii() {
+        trimmed.eq_ignore_ascii_case(word)
+    } else {
+        trimmed.to_lowercase() == word
+    }
+}
+
+/// The distances from `current` to each of `others` between the vectors `pick` chooses.
+///
+/// One other copy gives a bare number; more give `0.1234 to 2 and 0.5678 to 4`.
+fn distances(
+    current: &TokenLookup,
+    others: &[&TokenLookup],
+    pick: impl Fn(&TokenLookup) -> Option<&Array1<f32>>,
+) -> String {
+    let distance = |other: &TokenLookup| match (pick(current), pick(other)) {
+        (Some(from), Some(to)) => format!("{:.4}", euclidean_distance(from.view(), to.view())),
+        _ => "—".to_owned(),
+    };
+    match others {
+        [other] => distance(other),
+        _ => join_and(
+            others
+                .iter()
+                .map(|other| format!("{} to {}", distance(other), other.token.position))
+                .collect(),
+        ),
+    }
+}
+
+/// Joins items as a sentence does: `0 and 3`, `0, 2 and 5`.
+fn join_and(mut items: Vec<String>) -> String {
+    match items.pop() {
+        None => String::new(),
+        Some(last) if items.is_empty() => last,
+        Some(last) => format!("{} and {last}", items.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod lookalike_tests {
+    use super::*;
+    use crate::core::tables::positional::PositionScheme;
+    use crate::core::tables::weights::EmbeddingModel;
+    use crate::core::text::vocabulary::VocabKind;
+
+    #[test]
+    fn byte_pair_pieces_of_one_word_are_told_apart() {
+        let model = EmbeddingModel::gpt2(1, 2);
+        let tokens = model.tokenize("fox bites the fox").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let sentence = describe_lookalikes(&lookups, 0).unwrap();
+        assert!(
+            sentence.starts_with("'fox' (id 12792) at 0 and '␣fox' (id 21831) at 3"),
+            "{sentence}"
+        );
+        assert!(describe_lookalikes(&lookups, 1).is_none());
+    }
+
+    #[test]
+    fn word_vocabularies_have_no_lookalikes() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, 123);
+        let lookups = model.embed(
+            &model.tokenize("fox bites the Fox").unwrap(),
+            PositionScheme::None,
+        );
+        assert!(describe_lookalikes(&lookups, 0).is_none());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+
+    fn lookups(text: &str, scheme: PositionScheme) -> Vec<TokenLookup> {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        model.embed(&model.tokenize(text).unwrap(), scheme)
+    }
+
+    fn input_distance(lookups: &[TokenLookup], a: usize, b: usize) -> String {
+        let vector = |i: usize| lookups[i].input_vector.as_ref().unwrap().view();
+        format!("{:.4}", euclidean_distance(vector(a), vector(b)))
+    }
+
+    #[test]
+    fn copies_without_positions_are_the_same_vector() {
+        let lookups = lookups("fox bites the fox", PositionScheme::None);
+        let expected = "fox at 0 and 3: same row 2, distance 0.0000";
+        assert_eq!(
+            describe_copies(&lookups, 0, PositionScheme::None).as_deref(),
+            Some(expected)
+        );
+        assert_eq!(
+            describe_copies(&lookups, 3, PositionScheme::None).as_deref(),
+            Some(expected),
+            "either copy tells the same story"
+        );
+    }
+
+    #[test]
+    fn positions_pull_the_copies_apart() {
+        for scheme in [PositionScheme::Learned, PositionScheme::Sinusoidal] {
+            let lookups = lookups("fox bites the fox", scheme);
+            let apart = input_distance(&lookups, 0, 3);
+            assert_ne!(apart, "0.0000", "{scheme}");
+            assert_eq!(
+                describe_copies(&lookups, 0, scheme).unwrap(),
+                format!(
+                    "fox at 0 and 3: same row 2, distance 0.0000; with {scheme} positions {apart}"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn three_copies_name_each_distance() {
+        let lookups = lookups("the fox the dog the", PositionScheme::Learned);
+        let (to_2, to_4) = (
+            input_distance(&lookups, 0, 2),
+            input_distance(&lookups, 0, 4),
+        );
+        assert_eq!(
+            describe_copies(&lookups, 0, PositionScheme::Learned).unwrap(),
+            format!(
+                "the at 0, 2 and 4: same row 0, distance 0.0000 to 2 and 0.0000 to 4; \
+                 with learned positions {to_2} to 2 and {to_4} to 4"
+            )
+        );
+        let from_middle = describe_copies(&lookups, 2, PositionScheme::Learned).unwrap();
+        assert!(
+            from_middle.contains("0.0000 to 0 and 0.0000 to 4"),
+            "{from_middle}"
+        );
+    }
+
+    #[test]
+    fn single_tokens_and_words_without_a_row_have_nothing_to_say() {
+        let lookups = lookups("fox bites the fox cat cat", PositionScheme::Learned);
+        assert_eq!(describe_copies(&lookups, 1, PositionScheme::Learned), None);
+        assert_eq!(describe_copies(&lookups, 4, PositionScheme::Learned), None);
+        assert_eq!(describe_copies(&lookups, 9, PositionScheme::Learned), None);
+    }
+
+    #[test]
+    fn a_copy_beyond_the_context_has_no_input_distance() {
+        let text = ["fox"; 17].join(" ");
+        let lookups = lookups(&text, PositionScheme::Learned);
+        let sentence = describe_copies(&lookups, 16, PositionScheme::Learned).unwrap();
+        assert!(
+            sentence.starts_with("fox at 0, 1, 2, 3, 4 and 12 more"),
+            "{sentence}"
+        );
+        assert!(sentence.contains("— to 0"), "{sentence}");
+    }
+
+    #[test]
+    fn lists_read_like_sentences() {
+        let list = |items: &[&str]| join_and(items.iter().map(|&s| s.to_owned()).collect());
+        assert_eq!(list(&[]), "");
+        assert_eq!(list(&["0"]), "0");
+        assert_eq!(list(&["0", "3"]), "0 and 3");
+        assert_eq!(list(&["0", "2", "5"]), "0, 2 and 5");
+    }
+}

@@ -1,0 +1,188 @@
+//! A checkpoint: every tensor of its files by name, with its `config.json`.
+
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, anyhow, bail};
+use serde_json::{Map, Value};
+
+use super::{Shard, TensorEntry, read_shard};
+use crate::core::files::access::read_json_text;
+use crate::core::files::locate::{file_name, locate};
+
+/// `config.json`, read as far as embedlens needs it.
+pub(in crate::core::files) struct Config {
+    pub(in crate::core::files) path: PathBuf,
+    pub(in crate::core::files) fields: Map<String, Value>,
+}
+
+impl Config {
+    pub(in crate::core::files) fn read(path: &Path) -> Result<Self> {
+        let text = read_json_text(path)?;
+        let json: Value = serde_json::from_str(&text)
+            .map_err(|error| anyhow!("{}: not valid JSON: {error}", path.display()))?;
+        let Value::Object(fields) = json else {
+            bail!(
+                "{}: expected a JSON object of settings, found {json}",
+                path.display()
+            );
+        };
+        Ok(Self {
+            path: path.to_owned(),
+            fields,
+        })
+    }
+
+    pub(in crate::core::files) fn text(&self, key: &str) -> Option<&str> {
+        self.fields.get(key).and_then(Value::as_str)
+    }
+
+    pub(in crate::core::files) fn number(&self, key: &str) -> Result<Option<f64>> {
+        match self.fields.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => match value.as_f64() {
+                Some(number) => Ok(Some(number)),
+                None => bail!("{}: {key} is {value}, not a number", self.path.display()),
+            },
+        }
+    }
+
+    pub(in crate::core::files) fn model_type(&self) -> Option<&str> {
+        self.text("model_type")
+    }
+}
+
+/// Every tensor of a checkpoint's files, with its config.
+pub(in crate::core::files) struct Checkpoint {
+    pub(in crate::core::files) folder: Option<PathBuf>,
+    pub(in crate::core::files) note: String,
+    pub(in crate::core::files) shards: Vec<Shard>,
+    pub(in crate::core::files) tensors: BTreeMap<String, TensorEntry>,
+    pub(in crate::core::files) config: Option<Config>,
+    pub(in crate::core::files) warnings: Vec<String>,
+}
+
+impl Checkpoint {
+    pub(in crate::core::files) fn read(path: &Path) -> Result<Self> {
+        let located = locate(path)?;
+        let mut shards: Vec<Shard> = Vec::with_capacity(located.files.len());
+        let mut tensors: BTreeMap<String, TensorEntry> = BTreeMap::new();
+        let mut warnings = Vec::new();
+        for (index, file) in located.files.iter().enumerate() {
+            let (shard, entries) = read_shard(file, index)?;
+            for entry in entries {
+                let listed_elsewhere = located.index.as_ref().is_some_and(|(_, map)| {
+                    map.get(&entry.name)
+                        .is_some_and(|listed| *listed != file_name(file))
+                });
+                if listed_elsewhere {
+                    warnings.push(format!(
+                        "{} also holds {}, which the index places in another shard; using the index's",
+                        file.display(),
+                        entry.name
+                    ));
+                    continue;
+                }
+                match tensors.entry(entry.name.clone()) {
+                    Entry::Vacant(vacant) => {
+                        vacant.insert(entry);
+                    }
+                    Entry::Occupied(occupied) => warnings.push(format!(
+                        "{} is in both {} and {}; using the first",
+                        entry.name,
+                        shards[occupied.get().shard].path.display(),
+                        file.display()
+                    )),
+                }
+            }
+            shards.push(shard);
+        }
+        if let Some((index, weight_map)) = &located.index {
+            for (tensor, shard) in weight_map {
+                if !tensors.contains_key(tensor) {
+                    bail!(
+                        "{}: says {tensor} is in {shard}, but that file does not hold it",
+                        index.display()
+                    );
+                }
+            }
+        }
+        let config = match &located.folder {
+            Some(folder) if folder.join("config.json").is_file() => {
+                Some(Config::read(&folder.join("config.json"))?)
+            }
+            _ => None,
+        };
+        Ok(Self {
+            folder: located.folder,
+            note: located.note,
+            shards,
+            tensors,
+            config,
+            warnings,
+        })
+    }
+
+    /// The folder's `tokenizer.json`, when there is one.
+    pub(in crate::core::files) fn tokenizer_json(&self) -> Option<PathBuf> {
+        self.folder
+            .as_ref()
+            .map(|folder| folder.join("tokenizer.json"))
+            .filter(|path| path.is_file())
+    }
+
+    pub(in crate::core::files) fn file_of(&self, entry: &TensorEntry) -> &Path {
+        &self.shards[entry.shard].path
+    }
+
+    /// What to call the checkpoint in a message: its one file, or its folder.
+    pub(in crate::core::files) fn display_name(&self) -> String {
+        match (&self.folder, self.shards.as_slice()) {
+            (_, [only]) => only.path.display().to_string(),
+            (Some(folder), _) => folder.display().to_string(),
+            (None, _) => "the checkpoint".to_owned(),
+        }
+    }
+
+    /// A tensor that must exist because it was asked for by name.
+    pub(in crate::core::files) fn require(&self, name: &str) -> Result<&TensorEntry> {
+        self.tensors.get(name).ok_or_else(|| {
+            anyhow!(
+                "{}: no tensor named {name}; {}",
+                self.display_name(),
+                self.some_names()
+            )
+        })
+    }
+
+    /// A few of the tensor names, embedding-looking ones first.
+    pub(in crate::core::files) fn some_names(&self) -> String {
+        const SHOWN: usize = 8;
+        if self.tensors.is_empty() {
+            return "the file holds no tensors".to_owned();
+        }
+        let looks_like_embedding =
+            |name: &str| ["emb", "wte", "wpe"].iter().any(|hint| name.contains(hint));
+        let mut names: Vec<&str> = self
+            .tensors
+            .keys()
+            .map(String::as_str)
+            .filter(|n| looks_like_embedding(n))
+            .collect();
+        names.extend(
+            self.tensors
+                .keys()
+                .map(String::as_str)
+                .filter(|n| !looks_like_embedding(n)),
+        );
+        let total = names.len();
+        names.truncate(SHOWN);
+        let more = if total > SHOWN {
+            format!(", … ({total} in all)")
+        } else {
+            String::new()
+        };
+        format!("it holds {}{more}", names.join(", "))
+    }
+}

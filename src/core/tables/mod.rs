@@ -1,0 +1,10 @@
+//! Numbers and where they live: a table read in place from a model file or generated, the
+//! PyTorch-compatible generator, the embedding matrix and its lookup, position schemes, the
+//! embedding block, the built-in trained rows, and the choice of vector instructions.
+pub mod block;
+pub mod positional;
+pub mod simd;
+pub mod table;
+pub mod torch_init;
+pub mod trained;
+pub mod weights;
