@@ -288,7 +288,7 @@ static BINDINGS: &[Binding] = &[
     b(S::Explorer, &[plain(K::PageDown)], A::PageDown, "scroll the matrix a page down", None),
     b(S::Explorer, &[ch('p')], A::TogglePositions, "add positions: token + position = input", bar("positions")),
     b(S::Explorer, &[ch('m')], A::CycleScheme, "scheme: learned, sinusoidal, RoPE, ALiBi", bar("scheme")),
-    b(S::Explorer, &[ch('v')], A::CycleVocab, "vocabulary: seed, words, gpt2, your model", bar("vocab")),
+    b(S::Explorer, &[ch('v')], A::CycleVocab, "vocab: seed, words, trained, gpt2, model", bar("vocab")),
     b(S::Explorer, &[ch('c')], A::ToggleCompare, "compare two word orders side by side", bar("compare")),
     b(S::Explorer, &[ch('I')], A::FocusOther, "compare mode: type the second sentence", None),
     b(S::Explorer, &[ch('r')], A::Reorder, "compare mode: B in another order", None),

@@ -39,14 +39,16 @@ pub struct Step {
     pub setup: Setup,
 }
 
-/// The steps, in the article's order.
+/// The steps, in the article's order. Each question's two answers are alike in length and
+/// tone, and the right one is sometimes the first, sometimes a "yes", so wording alone never
+/// gives it away.
 pub const STEPS: [Step; 7] = [
     Step {
         title: "A lookup is a row",
         question: "A token id goes into the embedding layer. What comes out?",
         choices: Some([
-            "a vector that depends on the neighbouring words",
-            "the one row whose number is the id, copied out",
+            "a vector mixed from the id and its neighbours",
+            "the row whose number is the id, copied out",
         ]),
         answer: 2,
         reveal: "One-hot(id) × W adds up every row times 0, except row id times 1: the product \
@@ -57,20 +59,20 @@ pub const STEPS: [Step; 7] = [
         title: "The repeated word",
         question: "This sentence has a word twice (positions count from 0: position 0 is the \
                    first word). Do its two lookups return the same vector?",
-        choices: Some(["the same vector", "two different vectors"]),
+        choices: Some(["the same vector both times", "a different vector each time"]),
         answer: 1,
-        reveal: "Same id, same row, same vector: the distance between the copies is 0.0000. \
-                 The matrix marks one row for both.",
+        reveal: "Same id, same row, same vector: the Euclidean distance between the copies is \
+                 0.0000. The matrix marks one row for both.",
         setup: Setup::RepeatedWord,
     },
     Step {
         title: "No input for position",
-        question: "Could the layer give the second copy another vector if it wanted to?",
+        question: "Is the token id the only thing the embedding layer reads?",
         choices: Some([
-            "yes: it knows where each token stands",
-            "no: the id is its only input",
+            "yes: it reads the id, nothing else",
+            "no: it also reads the position",
         ]),
-        answer: 2,
+        answer: 1,
         reveal: "The picture beside the matrix is the layer's whole interface: PyTorch's \
                  Embedding.forward(input) takes the ids and nothing else, so position is wired \
                  to nothing and cannot change a row. Identical words get identical vectors.",
@@ -78,9 +80,13 @@ pub const STEPS: [Step; 7] = [
     },
     Step {
         title: "Word order",
-        question: "Same words, other order. Does self-attention receive the same set of vectors?",
-        choices: Some(["the same set, in another order", "two different sets"]),
-        answer: 1,
+        question: "Same words, other order. Do the two sentences hand self-attention different \
+                   sets of vectors?",
+        choices: Some([
+            "yes: each order has its own set",
+            "no: one set, arranged differently",
+        ]),
+        answer: 2,
         reveal: "Every word brings the same vector in both orders, so the two sentences hand \
                  attention the same set. Unmasked attention gives each \
                  word the same output in both: it cannot tell who bit whom.",
@@ -88,32 +94,34 @@ pub const STEPS: [Step; 7] = [
     },
     Step {
         title: "Positions added",
-        question: "Add a learned position vector to each token. Do the two orders still match?",
-        choices: Some(["yes, they still match", "no, now they differ"]),
-        answer: 2,
+        question: "Add a position vector to each token, one per position. Do the two orders \
+                   now differ?",
+        choices: Some([
+            "yes: their input vectors differ",
+            "no: their input vectors match",
+        ]),
+        answer: 1,
         reveal: "Each position adds its own vector, so a word's input vector depends on where \
                  it stands: the sets differ, and so do attention's outputs.",
         setup: Setup::PositionsAdded,
     },
     Step {
         title: "Position inside attention",
-        question: "With RoPE, as in Llama, does the embedding layer's output change with position?",
+        question: "With RoPE, as in Llama, where does position enter the model?",
         choices: Some([
-            "yes, RoPE adds a vector too",
-            "no, RoPE works inside attention",
+            "in the embeddings: a vector is added",
+            "in attention: queries and keys turn",
         ]),
         answer: 2,
-        reveal: "RoPE leaves the embeddings alone (the copies stay identical there) and rotates \
-                 each query and key by an angle that grows with position, so a score depends \
-                 on how far apart two tokens are. ALiBi (press {CycleScheme}) instead subtracts a penalty \
-                 that grows with distance from the scores.",
+        // The model's own scheme decides what this step reveals: core::findings::RotaryStep.
+        reveal: "",
         setup: Setup::InsideAttention,
     },
     Step {
         title: "What you saw",
-        question: "The embedding layer returns rows by id, blind to position; attention alone \
-                   cannot tell orders apart; position vectors, or RoPE and ALiBi inside \
-                   attention, are what bring order in.",
+        question: "The embedding layer returns rows by id, blind to position; unmasked \
+                   attention cannot tell orders apart (a causal mask alone can); position \
+                   vectors, or RoPE and ALiBi inside attention, are what bring order in.",
         choices: None,
         answer: 1,
         reveal: "That is the whole lesson. {Lesson:ToggleLesson} returns to the explorer with \
@@ -145,6 +153,17 @@ impl Progress {
         self.answered.is_some() || self.content().choices.is_none()
     }
 
+    /// Whether marks that show a repeated word's copies sharing a row (copy markers, marked
+    /// rows) would answer a question not yet answered: until the repeated-word step's answer.
+    #[must_use]
+    pub fn hides_copies(&self) -> bool {
+        let repeated = STEPS
+            .iter()
+            .position(|step| step.setup == Setup::RepeatedWord)
+            .unwrap_or(0);
+        self.step < repeated || (self.step == repeated && !self.revealed())
+    }
+
     /// Whether this is the last step.
     #[must_use]
     pub fn is_last(&self) -> bool {
@@ -164,6 +183,52 @@ mod tests {
             }
         }
         assert!(STEPS.last().unwrap().choices.is_none());
+    }
+
+    #[test]
+    fn answers_are_alike_and_the_right_one_moves() {
+        let mut answers = Vec::new();
+        for step in &STEPS {
+            let Some([one, two]) = step.choices else {
+                continue;
+            };
+            let (one, two) = (one.chars().count(), two.chars().count());
+            assert!(
+                one.abs_diff(two) <= 4,
+                "{}: {one} against {two}",
+                step.title
+            );
+            answers.push(step.answer);
+        }
+        assert!(answers.contains(&1) && answers.contains(&2), "{answers:?}");
+        let right: Vec<&str> = STEPS
+            .iter()
+            .filter_map(|step| step.choices.map(|choices| choices[step.answer - 1]))
+            .collect();
+        assert!(
+            !right.iter().all(|choice| choice.starts_with("no")),
+            "{right:?}"
+        );
+    }
+
+    #[test]
+    fn attention_is_called_blind_to_order_only_unmasked() {
+        for step in &STEPS {
+            for text in [step.question, step.reveal] {
+                if text.contains("cannot tell") {
+                    assert!(text.contains("nmasked"), "{}: {text}", step.title);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn copies_stay_unmarked_until_the_repeated_word_is_answered() {
+        let at = |step, answered| Progress { step, answered };
+        assert!(at(0, Some(2)).hides_copies());
+        assert!(at(1, None).hides_copies());
+        assert!(!at(1, Some(2)).hides_copies());
+        assert!(!at(2, None).hides_copies());
     }
 
     #[test]

@@ -68,7 +68,7 @@ fn lookup_table_shows_the_articles_numbers() {
            2  the     0   0.3374 -0.1778 -0.1690\n  \
            3  fox     2   1.2753 -0.2010 -0.1606\n\
          \n\
-         fox at 0 and 3: same row 2, distance 0.0000\n"
+         fox at 0 and 3: same row 2, Euclidean distance 0.0000\n"
     );
 }
 
@@ -84,7 +84,9 @@ fn lookup_table_with_positions_adds_and_reads_out_the_distance() {
     assert!(table.contains("-2.1338  1.0524 -0.3885"), "{table}");
     let readout = table.lines().last().unwrap();
     let distance = readout
-        .strip_prefix("fox at 0 and 3: same row 2, distance 0.0000; with learned positions ")
+        .strip_prefix(
+            "fox at 0 and 3: same row 2, Euclidean distance 0.0000; with learned positions ",
+        )
         .unwrap_or_else(|| panic!("{readout}"));
     assert!(distance.parse::<f64>().unwrap() > 0.1, "{readout}");
 }

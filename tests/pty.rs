@@ -597,7 +597,7 @@ fn a_session_types_steps_adds_positions_survives_a_resize_and_quits_clean() {
         session.press(RIGHT);
         session.wait_for_text(chip);
     }
-    let screen = session.wait_for_text("fox at 0 and 3: same row 2, distance 0.0000");
+    let screen = session.wait_for_text("fox at 0 and 3: same row 2, Euclidean distance 0.0000");
     let matrix = pane(&screen, "Weight matrix");
     let marked: Vec<&String> = matrix.iter().filter(|row| row.contains('▶')).collect();
     assert!(
@@ -1077,7 +1077,7 @@ fn the_whole_lesson_at_80_by_24_and_the_sentence_comes_back() {
     session.wait_for_text("EXPLORE");
     session.press(b"L");
     session.wait_for_all(&["step 1 of 7", "ids hidden until you answer"]);
-    let answers: [&[u8]; 6] = [b"2", b"1", b"2", b"1", b"2", b"2"];
+    let answers: [&[u8]; 6] = [b"2", b"1", b"1", b"2", b"1", b"2"];
     for (step, answer) in answers.into_iter().enumerate() {
         session.wait_for_text(&format!("step {} of 7", step + 1));
         session.press(answer);

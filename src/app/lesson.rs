@@ -125,6 +125,10 @@ impl App {
         ) = (detail, overlay, scheme, Mask::None);
         if matches!(setup, Setup::RepeatedWord | Setup::InsideAttention) {
             self.ensure_repeated_word();
+        } else if !self.derived.tokens().iter().any(|token| token.id.is_some()) {
+            // A step never runs on a sentence with nothing to look up: its panes would ask
+            // for one instead of showing the answer. The learner's comes back afterwards.
+            self.editor.set_text(DEFAULT_SENTENCE);
         }
         match (compare, self.compare.is_some()) {
             (true, false) => {

@@ -214,7 +214,7 @@ mod tests {
         assert_eq!(lines[2], "  0  fox     2   1.2753 -0.2010 -0.1606");
         assert_eq!(
             lines.last(),
-            Some(&"fox at 0 and 3: same row 2, distance 0.0000")
+            Some(&"fox at 0 and 3: same row 2, Euclidean distance 0.0000")
         );
     }
 
@@ -231,11 +231,9 @@ mod tests {
         );
         assert!(table.contains("-2.1338  1.0524 -0.3885"), "{table}");
         let readout = table.lines().last().unwrap();
-        assert!(
-            readout.starts_with(
-                "fox at 0 and 3: same row 2, distance 0.0000; with learned positions "
-            )
-        );
+        assert!(readout.starts_with(
+            "fox at 0 and 3: same row 2, Euclidean distance 0.0000; with learned positions "
+        ));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use ndarray::ArrayView1;
 use super::{scheme_name, seed_note, table_name};
 use crate::core::analysis::attention::Mask;
 use crate::core::analysis::compare::Comparison;
-use crate::core::explain::readout::describe_copies;
+use crate::core::explain::readout::{SharedUnknownRow, describe_copies};
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 use crate::core::text::tokenizer::TextTokenizer;
@@ -131,12 +131,19 @@ fn lookup_note(model: &EmbeddingModel, lookup: &TokenLookup) -> Option<String> {
     if let Some(warning) = lookup.position.warning() {
         return Some(warning);
     }
-    let reads_unknown = lookup
-        .token
-        .id
-        .and_then(|id| model.token_text(id))
-        .is_some_and(|text| text == UNKNOWN && lookup.token.text != UNKNOWN);
-    reads_unknown.then(|| format!("not in the {vocabulary} vocabulary; read as {UNKNOWN}"))
+    let unknown_row = || {
+        lookup
+            .token
+            .id
+            .and_then(|id| model.token_text(id))
+            .unwrap_or_else(|| UNKNOWN.to_owned())
+    };
+    lookup.token.unknown.then(|| {
+        format!(
+            "not in the {vocabulary} vocabulary; read as {}",
+            unknown_row()
+        )
+    })
 }
 
 pub(super) fn lookup_table(
@@ -199,15 +206,29 @@ pub(super) fn lookup_table(
         .collect();
     write_columns(out, &columns, &rows)?;
 
-    // One sentence per repeated id, told from its first copy.
+    // One sentence per repeated word, told from its first copy; then one for different
+    // unknown words that share a row, told from the first of them.
+    let first_copy = |index: usize| {
+        let token = &lookups[index].token;
+        lookups[..index]
+            .iter()
+            .all(|earlier| !earlier.token.is_copy_of(token))
+    };
+    let first_unknown = |index: usize| {
+        let token = &lookups[index].token;
+        lookups[..index]
+            .iter()
+            .all(|earlier| !(earlier.token.unknown && earlier.token.id == token.id))
+    };
     let readouts: Vec<String> = (0..lookups.len())
-        .filter(|&index| {
-            let id = lookups[index].token.id;
-            lookups[..index]
-                .iter()
-                .all(|earlier| earlier.token.id != id)
-        })
+        .filter(|&index| first_copy(index))
         .filter_map(|index| describe_copies(lookups, index, scheme))
+        .chain(
+            (0..lookups.len())
+                .filter(|&index| first_unknown(index))
+                .filter_map(|index| SharedUnknownRow::of(lookups, index))
+                .map(|shared| format!("{shared}.")),
+        )
         .collect();
     if !readouts.is_empty() {
         writeln!(out)?;

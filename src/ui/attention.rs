@@ -321,8 +321,8 @@ fn title(app: &App, width: u16) -> String {
         PositionScheme::None => "no positions",
         PositionScheme::Learned => "learned positions",
         PositionScheme::Sinusoidal => "sinusoidal positions",
-        PositionScheme::Rope => "rope",
-        PositionScheme::Alibi => "alibi",
+        PositionScheme::Rope => "RoPE",
+        PositionScheme::Alibi => "ALiBi",
     };
     // The head is random: however narrow the pane, the title keeps saying so.
     [

@@ -333,7 +333,10 @@ fn prioritised_summary(app: &App, comparison: &Comparison) -> Vec<(Priority, Lin
         None if verdicts.same_token_vectors => (" = SAME SET OF TOKEN VECTORS ", theme.current()),
         None => (" ≠ DIFFERENT TOKEN VECTORS ", different),
     };
-    let wording_style = if verdicts.wording == Wording::DifferentWords {
+    let wording_style = if matches!(
+        verdicts.wording,
+        Wording::DifferentWords | Wording::SameWordsOtherTokens
+    ) {
         theme.warning()
     } else {
         Style::new()

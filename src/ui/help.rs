@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::vector::{display_width, pad};
-use crate::action::{Action, BarEntry, Scope, bar_entries};
+use crate::action::{BarEntry, Scope, bar_entries};
 use crate::app::{App, PromptKind};
 use crate::help::{self, COLUMN_WIDTH, HELP_WIDTH, HelpLine, KEYS_WIDTH};
 use crate::theme::Theme;
@@ -36,10 +36,7 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
     }
     // Help and quit are kept however narrow the bar: the others go first, from the end.
     let mut entries = bar_entries(app.scope());
-    // The answer keys only while a question waits for an answer: not on a step without one,
-    // nor once it is answered.
-    let asking = app.lesson().is_some_and(|progress| !progress.revealed());
-    entries.retain(|entry| asking || !matches!(entry.action, Action::Answer(_)));
+    entries.retain(|entry| super::lesson::works_now(app, &entry.action));
     let width = |entries: &[BarEntry]| -> usize {
         entries
             .iter()

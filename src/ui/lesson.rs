@@ -5,8 +5,10 @@ use ratatui::widgets::Wrap;
 
 use super::pane::TextPane;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
-use crate::app::App;
-use crate::lesson::{STEPS, Setup};
+use crate::app::{App, RealLayer};
+use crate::core::analysis::layer0::Architecture;
+use crate::core::explain::findings::{Evidence, RotaryStep};
+use crate::lesson::{Progress, STEPS, Setup};
 
 /// The panel at a width, when a lesson is on: its lines wrapped as drawn. `compact` (a short
 /// terminal) leaves out the question once it is answered (the answer given restates it) and
@@ -73,26 +75,7 @@ fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'
         }
     }
     if progress.revealed() {
-        // Right and wrong differ in marker and in colour, so neither depends on colour alone.
-        let verdict = match progress.answered {
-            Some(answer) if answer == step.answer => {
-                Span::styled("✔ Right, and the panes above show it. ", theme.finding())
-            }
-            Some(_) => Span::styled("✘ Not quite: the panes above show why. ", theme.warning()),
-            None => Span::raw(""),
-        };
-        lines.push(Line::from(vec![verdict, Span::raw(fill_keys(step.reveal))]));
-        // The copies' distance answers the repeated-word step; before it, it would give
-        // that answer away.
-        // On the RoPE step the evidence is the copies before and after rotation.
-        if step.setup == Setup::InsideAttention {
-            lines.extend(super::attention::rope_copies(app, width, theme));
-        } else if app.compare().is_none()
-            && step.setup != Setup::RowLookup
-            && let Some(finding) = super::readout::finding(app)
-        {
-            lines.push(finding);
-        }
+        lines.extend(reveal_lines(app, progress, width));
         let next = if progress.is_last() {
             fill_lesson_keys(
                 "{LessonNext} finishes the lesson · {LessonBack} back · {Leave} leaves",
@@ -115,6 +98,98 @@ fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'
         ));
     }
     Some((title, lines))
+}
+
+/// What a step shows once answered: the verdict and the reveal, then the evidence the panes
+/// hold for it.
+fn reveal_lines(app: &App, progress: Progress, width: usize) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let step = progress.content();
+    let mut lines = Vec::new();
+    // Right and wrong differ in marker and in colour, so neither depends on colour alone.
+    let rotary = RotaryStep::of(architecture(app));
+    let verdict = progress.answered.map(|answer| {
+        let right = answer == step.answer;
+        let text = evidence(app, step.setup, rotary).verdict(right);
+        Span::styled(
+            text,
+            if right {
+                theme.finding()
+            } else {
+                theme.warning()
+            },
+        )
+    });
+    let reveal = if step.setup == Setup::InsideAttention {
+        rotary.reveal(&key(&Action::CycleScheme))
+    } else {
+        fill_keys(step.reveal)
+    };
+    lines.push(Line::from(
+        verdict
+            .into_iter()
+            .chain([Span::raw(reveal)])
+            .collect::<Vec<_>>(),
+    ));
+    // The copies' distance answers the repeated-word step; before it, it would give
+    // that answer away.
+    // On the RoPE step the evidence is the copies before and after rotation.
+    if step.setup == Setup::InsideAttention {
+        if rotary.panes_show_it() {
+            lines.extend(super::attention::rope_copies(app, width, theme));
+        }
+    } else if app.compare().is_none()
+        && step.setup != Setup::RowLookup
+        && let Some(finding) = super::readout::finding(app)
+    {
+        lines.push(finding);
+    }
+    lines
+}
+
+/// The architecture of the model's own layer 0, when the panes show it rather than the
+/// seeded head.
+fn architecture(app: &App) -> Option<Architecture> {
+    match app.real_layer() {
+        RealLayer::Open(layer) => Some(layer.architecture()),
+        RealLayer::Unavailable(_) | RealLayer::None => None,
+    }
+}
+
+/// Whether the panes a step reveals hold what its answer speaks of.
+fn evidence(app: &App, setup: Setup, rotary: RotaryStep) -> Evidence {
+    let has_row = app
+        .lookups()
+        .get(app.step())
+        .is_some_and(|lookup| lookup.token_vector.is_some());
+    match setup {
+        // Compare mode brings its own pair of sentences.
+        Setup::WordOrder | Setup::PositionsAdded => Evidence::Shown,
+        _ if !has_row => Evidence::NoSentence,
+        Setup::InsideAttention if !rotary.panes_show_it() => Evidence::Elsewhere,
+        _ => Evidence::Shown,
+    }
+}
+
+/// Whether the lesson's key for `action` does something now, so the help bar may offer it:
+/// the answer keys only while a question waits, the next step only once it is answered,
+/// going back only after the first step. Other actions are not the lesson's to judge.
+pub(super) fn works_now(app: &App, action: &Action) -> bool {
+    let Some(progress) = app.lesson() else {
+        return true;
+    };
+    match action {
+        Action::Answer(_) => !progress.revealed(),
+        Action::LessonNext => progress.revealed(),
+        Action::LessonBack => progress.step > 0,
+        _ => true,
+    }
+}
+
+/// Whether marks that show a repeated word's copies would answer a lesson question not yet
+/// answered (see [`crate::lesson::Progress::hides_copies`]).
+pub(super) fn hides_copies(app: &App) -> bool {
+    app.lesson().is_some_and(|progress| progress.hides_copies())
 }
 
 /// Whether a lesson question waits for its answer: then nothing on screen may give the answer

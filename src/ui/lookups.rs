@@ -215,7 +215,11 @@ impl Pane for Lookups<'_> {
         let height = usize::from(inner.height).saturating_sub(1);
         let total = app.lookups().len();
         let slots = (height / columns.lines_per_token).max(1);
-        let copies = copies_of(app.tokens(), app.step());
+        let copies = if super::lesson::hides_copies(app) {
+            Vec::new()
+        } else {
+            copies_of(app.tokens(), app.step())
+        };
         let shown = pinned(total, slots, app.step(), &copies);
         let block = match shown.as_slice() {
             [first, ..] if shown[shown.len() - 1] - first + 1 == shown.len() => {

@@ -263,8 +263,8 @@ fn finding(app: &App, plane: &Plane) -> String {
             positions,
             distance,
         } => format!(
-            "'{word}' at {}: one token dot, but {} input dots; {} {distance:.4} apart over all \
-             {} dimensions: each position added its own vector.",
+            "'{word}' at {}: one token dot, but {} input dots; {} {distance:.4} apart \
+             (Euclidean, over all {} dimensions): each position added its own vector.",
             listed(positions),
             positions.len(),
             if positions.len() == 2 {

@@ -91,10 +91,15 @@ impl<'a> Shown<'a> {
         match (app.scheme(), model.position_table()) {
             (PositionScheme::Learned, Some(table)) => Self {
                 source: Source::Learned(table),
-                what: "learned".to_owned(),
+                what: if model.is_trained() {
+                    "learned"
+                } else {
+                    "learnable, random init"
+                }
+                .to_owned(),
                 caption: format!(
-                    "The model's learned table: row n is added to the token vector at position \
-                     n.{added}"
+                    "The model's {}: row n is added to the token vector at position n.{added}",
+                    model.table_kind().position_table()
                 ),
                 warning: false,
                 positions: table.rows(),

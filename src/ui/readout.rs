@@ -10,7 +10,8 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use super::vector::{fit, format_value, wrap_words};
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, Focus, RealLayer};
-use crate::core::explain::readout::{describe_copies, describe_lookalikes};
+use crate::core::explain::findings::OrderSignal;
+use crate::core::explain::readout::{SharedUnknownRow, describe_copies, describe_lookalikes};
 use crate::core::tables::block::ModelFamily;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::TokenLookup;
@@ -164,10 +165,15 @@ fn readout_parts(app: &App) -> (Vec<Line<'static>>, usize) {
         return (no_row_lines(app, &token.text), 1);
     };
     let mut lines = Vec::new();
+    let shared_unknown = SharedUnknownRow::of(app.lookups(), app.step())
+        .map(|shared| Line::styled(format!("{shared}."), theme.finding()));
     if let Some(sentence) = describe_copies(app.lookups(), app.step(), app.active_scheme()) {
         lines.push(Line::styled(sentence, theme.finding()));
         let explanation = copies_explanation(app, lookup);
         lines.push(Line::styled(explanation, theme.muted()));
+        lines.extend(shared_unknown);
+    } else if let Some(shared) = shared_unknown {
+        lines.push(shared);
     } else if let Some(sentence) = describe_lookalikes(app.lookups(), app.step()) {
         lines.push(Line::styled(sentence, theme.finding()));
     } else {
@@ -197,14 +203,15 @@ fn readout_parts(app: &App) -> (Vec<Line<'static>>, usize) {
             theme.key(),
         ));
     }
-    if model.token_text(id).as_deref() == Some(UNKNOWN) {
+    if token.unknown {
         lines.insert(
             0,
             Line::styled(
                 format!(
-                    "'{}' is not in the {} vocabulary, so it reads the {UNKNOWN} row.",
+                    "'{}' is not in the {} vocabulary, so it reads the {} row.",
                     token.text,
-                    model.label()
+                    model.label(),
+                    model.token_text(id).unwrap_or_else(|| UNKNOWN.to_owned())
                 ),
                 theme.warning(),
             ),
@@ -321,9 +328,10 @@ fn step_detail(app: &App, lookup: &TokenLookup, id: usize) -> String {
         let position = lookup.token.position;
         let source = match app.active_scheme() {
             PositionScheme::Learned => format!(
-                "row {position} of the learned {}×{} position table",
+                "row {position} of the {}×{} {}",
                 model.context_length(),
-                model.dims()
+                model.dims(),
+                model.table_kind().position_table()
             ),
             _ => format!("sine and cosine waves of position {position} (base 10000)"),
         };
@@ -332,26 +340,36 @@ fn step_detail(app: &App, lookup: &TokenLookup, id: usize) -> String {
     detail
 }
 
-/// The argument the screen illustrates: why identical vectors are a problem, and what positions do.
+/// The argument the screen illustrates: why identical vectors are a problem, and what the
+/// state shown (positions, mask) does about it.
 fn why_it_matters(app: &App) -> String {
-    if app.overlay() {
-        let reach = match app.active_scheme() {
-            PositionScheme::Learned => format!(
-                "A learned table ends at its context length ({} here).",
+    let signal = OrderSignal::of(app.active_scheme(), app.mask());
+    let mut sentence = signal.why_it_matters();
+    match signal {
+        OrderSignal::AddedPositions(PositionScheme::Learned) => {
+            let _ = write!(
+                sentence,
+                " A position table ends at its context length ({} here).",
                 app.model().context_length()
-            ),
-            _ => "Sinusoidal waves are fixed, not trained, and go on for any position.".to_owned(),
-        };
-        format!(
-            "Why it matters: each position now adds its own vector, so repeated words differ and \
-             word order leaves a trace in the numbers self-attention receives. {reach}"
-        )
-    } else {
-        "Why it matters: self-attention receives these vectors and nothing else. Identical \
-         vectors give it no way to tell the first copy from the second, or 'dog bites man' from \
-         'man bites dog'. Position vectors (p) are what carry the order."
-            .to_owned()
+            );
+        }
+        OrderSignal::AddedPositions(_) => {
+            sentence
+                .push_str(" Sinusoidal waves are fixed, not trained, and go on for any position.");
+        }
+        OrderSignal::Nothing => {
+            let _ = write!(sentence, " {} adds them.", key(&Action::TogglePositions));
+        }
+        OrderSignal::CausalMask => {
+            let _ = write!(
+                sentence,
+                " {} adds positions.",
+                key(&Action::TogglePositions)
+            );
+        }
+        OrderSignal::InsideAttention(_) => {}
     }
+    sentence
 }
 
 /// For a model read from files: what its own embedding block outputs for this token.

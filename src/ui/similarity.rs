@@ -601,7 +601,7 @@ fn finding_lines(
         format!(
             "{} positions add nothing to the input vectors here, so the copies stay identical: \
              cosine {value:.4} {which}.",
-            capitalised(app.scheme().name())
+            capitalised(app.scheme().label())
         )
     } else {
         format!(

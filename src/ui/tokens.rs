@@ -4,6 +4,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
 
 use super::vector::{fit, window};
 use crate::app::App;
@@ -21,6 +22,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let unknown = app.tokens().iter().any(|token| token.id.is_none());
     let hidden = super::lesson::hides_answers(app);
+    // Positions count from 0, the article from one: the title says which word 0 is, where
+    // there is room for it.
+    let bridged = format!(" Tokens · {count} · position (0 = first word) text #id ");
     let title = if hidden {
         format!(" Tokens · {count} · position text · ids hidden until you answer ")
     } else if unknown {
@@ -28,6 +32,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             " Tokens · {count} · position text #id · #? = not in the {} vocabulary ",
             app.model().label()
         )
+    } else if bridged.width() + 2 <= usize::from(area.width) {
+        bridged
     } else {
         format!(" Tokens · {count} · position text #id ")
     };
@@ -42,7 +48,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .render(inner, buf);
         return;
     }
-    let copies = if hidden {
+    let copies = if hidden || super::lesson::hides_copies(app) {
         Vec::new()
     } else {
         copies_of(app.tokens(), app.step())

@@ -5,6 +5,7 @@ use ndarray::Array1;
 use crate::core::analysis::metrics::euclidean_distance;
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::TokenLookup;
+use crate::core::text::vocabulary::bare_word;
 
 /// How many other copies a sentence names and measures at the most.
 const NAMED_COPIES: usize = 4;
@@ -18,10 +19,10 @@ const NAMED_COPIES: usize = 4;
 /// (always 0, the point of the lesson) and then, when positions are on, between input
 /// vectors:
 ///
-/// `fox at 0 and 3: same row 2, distance 0.0000; with learned positions 1.2345`
+/// `fox at 0 and 3: same row 2, Euclidean distance 0.0000; with learned positions 1.2345`
 ///
 /// With three or more copies each distance names the copy it reaches, as in
-/// `distance 0.0000 to 2 and 0.0000 to 4`; a copy whose learned position is beyond the
+/// `Euclidean distance 0.0000 to 2 and 0.0000 to 4`; a copy whose learned position is beyond the
 /// context length has no input vector, so its distance is `—`.
 ///
 /// `None` when the token appears once, or has no row to share.
@@ -34,11 +35,11 @@ pub fn describe_copies(
     let current = lookups.get(index)?;
     let id = current.token.id?;
     current.token_vector.as_ref()?;
-    // Tokens with a row are copies exactly when their ids match.
+    // Copies share a row; different unknown words share one too, but are not copies.
     let copies: Vec<usize> = lookups
         .iter()
         .enumerate()
-        .filter(|(_, lookup)| lookup.token.id == Some(id))
+        .filter(|(_, lookup)| current.token.is_copy_of(&lookup.token))
         .map(|(i, _)| i)
         .collect();
     if copies.len() < 2 {
@@ -74,10 +75,71 @@ pub fn describe_copies(
         )
     };
     Some(format!(
-        "{} at {places}: same row {id}, distance {}{with_positions}",
+        "{} at {places}: same row {id}, Euclidean distance {}{with_positions}",
         current.token.text,
         distances(current, &others, |lookup| lookup.token_vector.as_ref()),
     ))
+}
+
+/// Different words the vocabulary lacks, which all read its one unknown-token row: they share
+/// the row (so the same vector), but are not copies of one word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedUnknownRow {
+    /// The current word, as typed.
+    pub word: String,
+    /// Its position.
+    pub position: usize,
+    /// The unknown-token row.
+    pub row: usize,
+    /// The other unknown words on the row, as typed, with their positions.
+    pub others: Vec<(String, usize)>,
+}
+
+impl SharedUnknownRow {
+    /// The finding for `lookups[index]`: `None` unless it is an unknown word and another,
+    /// different unknown word shares its row.
+    #[must_use]
+    pub fn of(lookups: &[TokenLookup], index: usize) -> Option<Self> {
+        let current = &lookups.get(index)?.token;
+        let row = current.id.filter(|_| current.unknown)?;
+        let others: Vec<(String, usize)> = lookups
+            .iter()
+            .map(|lookup| &lookup.token)
+            .filter(|token| token.unknown && token.id == Some(row) && !current.is_copy_of(token))
+            .map(|token| (token.text.clone(), token.position))
+            .collect();
+        (!others.is_empty()).then(|| Self {
+            word: current.text.clone(),
+            position: current.position,
+            row,
+            others,
+        })
+    }
+}
+
+impl std::fmt::Display for SharedUnknownRow {
+    /// `'naïve' at 4 shares the unknown-token row 2036 with 'zorp' at 7 and 'blick' at 9:
+    /// different words, one row, so the same vector.`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut named: Vec<String> = self
+            .others
+            .iter()
+            .take(NAMED_COPIES)
+            .map(|(word, position)| format!("'{word}' at {position}"))
+            .collect();
+        if self.others.len() > NAMED_COPIES {
+            named.push(format!("{} more", self.others.len() - NAMED_COPIES));
+        }
+        write!(
+            f,
+            "'{}' at {} shares the unknown-token row {} with {}: different words, not copies, \
+             but one row, so the same vector",
+            self.word,
+            self.position,
+            self.row,
+            join_and(named)
+        )
+    }
 }
 
 /// Explains pieces that read as the same word but are different tokens, as byte-pair
@@ -125,13 +187,6 @@ pub fn describe_lookalikes(lookups: &[TokenLookup], index: usize) -> Option<Stri
     ))
 }
 
-/// A token's text without its visible leading-space mark, spaces or case.
-fn bare_word(text: &str) -> String {
-    text.trim_start_matches([' ', '␣', 'Ġ'])
-        .trim()
-        .to_lowercase()
-}
-
 /// Whether `text` is `word` (already bare) once bared, allocating only for non-ASCII text.
 fn same_word(text: &str, word: &str) -> bool {
     let trimmed = text.trim_start_matches([' ', '␣', 'Ġ']).trim();
@@ -171,6 +226,39 @@ fn join_and(mut items: Vec<String>) -> String {
         None => String::new(),
         Some(last) if items.is_empty() => last,
         Some(last) => format!("{} and {last}", items.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod unknown_tests {
+    use super::*;
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+
+    #[test]
+    fn different_unknown_words_share_the_unknown_row_and_are_not_copies() {
+        let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
+        let tokens = model.tokenize("the zorp saw a blick and a zorp").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let shared = SharedUnknownRow::of(&lookups, 1).unwrap();
+        assert_eq!(shared.others, [("blick".to_owned(), 4)]);
+        let sentence = shared.to_string();
+        assert!(
+            sentence.starts_with("'zorp' at 1 shares the unknown-token row"),
+            "{sentence}"
+        );
+        assert!(sentence.contains("not copies"), "{sentence}");
+        let copies = describe_copies(&lookups, 1, PositionScheme::None).unwrap();
+        assert!(copies.starts_with("zorp at 1 and 7: same row"), "{copies}");
+        assert_eq!(
+            describe_copies(&lookups, 4, PositionScheme::None),
+            None,
+            "blick appears once: no copies, though its row is shared"
+        );
+        assert!(
+            SharedUnknownRow::of(&lookups, 0).is_none(),
+            "'the' is known"
+        );
     }
 }
 
@@ -224,7 +312,7 @@ mod tests {
     #[test]
     fn copies_without_positions_are_the_same_vector() {
         let lookups = lookups("fox bites the fox", PositionScheme::None);
-        let expected = "fox at 0 and 3: same row 2, distance 0.0000";
+        let expected = "fox at 0 and 3: same row 2, Euclidean distance 0.0000";
         assert_eq!(
             describe_copies(&lookups, 0, PositionScheme::None).as_deref(),
             Some(expected)
@@ -245,7 +333,7 @@ mod tests {
             assert_eq!(
                 describe_copies(&lookups, 0, scheme).unwrap(),
                 format!(
-                    "fox at 0 and 3: same row 2, distance 0.0000; with {scheme} positions {apart}"
+                    "fox at 0 and 3: same row 2, Euclidean distance 0.0000; with {scheme} positions {apart}"
                 )
             );
         }
@@ -261,7 +349,7 @@ mod tests {
         assert_eq!(
             describe_copies(&lookups, 0, PositionScheme::Learned).unwrap(),
             format!(
-                "the at 0, 2 and 4: same row 0, distance 0.0000 to 2 and 0.0000 to 4; \
+                "the at 0, 2 and 4: same row 0, Euclidean distance 0.0000 to 2 and 0.0000 to 4; \
                  with learned positions {to_2} to 2 and {to_4} to 4"
             )
         );

@@ -105,6 +105,7 @@ fn lookup_at(model: &EmbeddingModel, id: usize, position: usize) -> TokenLookup 
         position,
         id: Some(id),
         special: false,
+        unknown: false,
     };
     model.embed(&[token], PositionScheme::None).remove(0)
 }
@@ -350,6 +351,7 @@ fn mpnet_counts_positions_from_the_padding_id_and_skips_padding() {
             position,
             id: Some(id),
             special: false,
+            unknown: false,
         })
         .collect();
     assert_eq!(

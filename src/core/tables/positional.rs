@@ -41,6 +41,17 @@ impl PositionScheme {
         }
     }
 
+    /// The name as sentences on screen spell it: `RoPE` and `ALiBi` as their papers do, the
+    /// others as [`PositionScheme::name`].
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Rope => "RoPE",
+            Self::Alibi => "ALiBi",
+            other => other.name(),
+        }
+    }
+
     /// The next scheme as `m` cycles them: learned, sinusoidal, rope, alibi, learned again.
     ///
     /// `None` is the overlay's off state, not part of the cycle; from it the cycle starts at
@@ -67,8 +78,10 @@ impl PositionScheme {
 }
 
 impl fmt::Display for PositionScheme {
+    /// As sentences spell it ([`PositionScheme::label`]); the command line and JSON use
+    /// [`PositionScheme::name`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.label())
     }
 }
 

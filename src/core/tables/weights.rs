@@ -67,6 +67,16 @@ impl TableKind {
         }
     }
 
+    /// Its position table, as a noun phrase: a seeded table was never trained, so it is a
+    /// learnable table, not a learned one.
+    #[must_use]
+    pub fn position_table(self) -> &'static str {
+        match self {
+            Self::Random { .. } => "learnable position table, here randomly initialised",
+            Self::Trained => "learned position table",
+        }
+    }
+
     /// What its nearest rows mean, in a sentence.
     #[must_use]
     pub fn nearest_rows_note(self) -> &'static str {
@@ -538,6 +548,7 @@ impl EmbeddingModel {
                     position,
                     id: Some(id),
                     special: false,
+                    unknown: false,
                 })
             })
             .collect()
@@ -607,6 +618,20 @@ mod tests {
     use crate::core::analysis::metrics::euclidean_distance;
 
     use ndarray::ArrayView1;
+
+    #[test]
+    fn a_seeded_position_table_is_learnable_never_learned() {
+        let seeded = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED).table_kind();
+        let phrase = seeded.position_table();
+        assert!(phrase.contains("learnable"), "{phrase}");
+        assert!(phrase.contains("randomly initialised"), "{phrase}");
+        assert!(
+            !phrase.contains("learned") && !phrase.contains("trained"),
+            "{phrase}"
+        );
+        let trained = EmbeddingModel::builtin(VocabKind::Trained, DEFAULT_SEED).table_kind();
+        assert_eq!(trained.position_table(), "learned position table");
+    }
 
     fn four_decimals(v: ArrayView1<f32>) -> String {
         v.iter()

@@ -72,6 +72,36 @@ pub struct Token {
     pub id: Option<usize>,
     /// Whether the tokenizer added it (such as `[CLS]`) rather than reading it from the text.
     pub special: bool,
+    /// Whether the vocabulary has no entry for the text, so it reads the unknown-token row
+    /// (`<|unk|>`, `[UNK]`) that every such word shares; `text` is then what was typed.
+    pub unknown: bool,
+}
+
+impl Token {
+    /// Whether `other` is a copy of this token: the same row, and for words that share the
+    /// unknown-token row, the same word too (different unknown words are not copies).
+    /// Tokens with no row are compared by their lower-cased text.
+    #[must_use]
+    pub fn is_copy_of(&self, other: &Token) -> bool {
+        let same_text =
+            || self.text == other.text || self.text.to_lowercase() == other.text.to_lowercase();
+        match (self.id, other.id) {
+            (Some(a), Some(b)) => {
+                a == b && self.unknown == other.unknown && (!self.unknown || same_text())
+            }
+            (None, None) => same_text(),
+            _ => false,
+        }
+    }
+}
+
+/// A token's text without its visible leading-space mark, spaces or case: the word a
+/// reader sees, whatever piece the tokenizer made of it.
+#[must_use]
+pub fn bare_word(text: &str) -> String {
+    text.trim_start_matches([' ', '␣', 'Ġ'])
+        .trim()
+        .to_lowercase()
 }
 
 /// A word-level vocabulary: token strings and the id of each.
@@ -166,11 +196,16 @@ impl Vocabulary {
     /// The id of a piece of text: exact, then lower-cased, then `<|unk|>` if the vocabulary has it.
     #[must_use]
     pub fn id(&self, piece: &str) -> Option<usize> {
+        self.known_id(piece).or(self.unknown_id)
+    }
+
+    /// The id of a piece the vocabulary holds (exact, then lower-cased); `None` for a piece
+    /// only the unknown token would stand for.
+    fn known_id(&self, piece: &str) -> Option<usize> {
         self.ids
             .get(piece)
             .or_else(|| self.ids.get(&piece.to_lowercase()))
             .copied()
-            .or(self.unknown_id)
     }
 
     /// Whether unknown words map to `<|unk|>` rather than having no row.
@@ -187,12 +222,14 @@ impl Vocabulary {
             .enumerate()
             .map(|(position, span)| {
                 let piece = &text[span.clone()];
+                let known = self.known_id(piece);
                 Token {
                     text: piece.to_owned(),
-                    id: self.id(piece),
+                    id: known.or(self.unknown_id),
                     span,
                     position,
                     special: false,
+                    unknown: known.is_none() && self.unknown_id.is_some(),
                 }
             })
             .collect()
@@ -247,15 +284,15 @@ pub fn ids_from_text(text: &str, rows: usize) -> Vec<Token> {
                 span,
                 position,
                 special: false,
+                unknown: false,
             }
         })
         .collect()
 }
 
-/// The indices of the tokens that share a row with `tokens[index]` (itself included), in
-/// ascending order, so a caller can `binary_search` them: a pasted text may have thousands.
-///
-/// Tokens with no row are compared by their lower-cased text.
+/// The indices of the copies of `tokens[index]` (itself included, see [`Token::is_copy_of`]),
+/// in ascending order, so a caller can `binary_search` them: a pasted text may have
+/// thousands.
 #[must_use]
 pub fn copies_of(tokens: &[Token], index: usize) -> Vec<usize> {
     let Some(target) = tokens.get(index) else {
@@ -264,11 +301,7 @@ pub fn copies_of(tokens: &[Token], index: usize) -> Vec<usize> {
     tokens
         .iter()
         .enumerate()
-        .filter(|(_, token)| match (target.id, token.id) {
-            (Some(a), Some(b)) => a == b,
-            (None, None) => token.text.to_lowercase() == target.text.to_lowercase(),
-            _ => false,
-        })
+        .filter(|(_, token)| target.is_copy_of(token))
         .map(|(i, _)| i)
         .collect()
 }
@@ -279,17 +312,21 @@ pub fn copies_of(tokens: &[Token], index: usize) -> Vec<usize> {
 /// One pass with a map, not a [`copies_of`] per token: a pasted text may have thousands.
 #[must_use]
 pub fn first_repeat(tokens: &[Token]) -> Option<usize> {
-    /// What makes two tokens copies: the same row, or for tokens without one the same text.
+    /// What makes two tokens copies: the same row, or for tokens without one (or sharing the
+    /// unknown-token row) the same text.
     #[derive(PartialEq, Eq, Hash)]
     enum Key {
         Row(usize),
         Text(String),
+        Unknown(String),
     }
     let mut seen: HashMap<Key, (usize, Option<usize>)> = HashMap::new();
     for (index, token) in tokens.iter().enumerate() {
-        let key = token
-            .id
-            .map_or_else(|| Key::Text(token.text.to_lowercase()), Key::Row);
+        let key = match token.id {
+            Some(_) if token.unknown => Key::Unknown(token.text.to_lowercase()),
+            Some(id) => Key::Row(id),
+            None => Key::Text(token.text.to_lowercase()),
+        };
         seen.entry(key)
             .and_modify(|(_, second)| {
                 second.get_or_insert(index);
@@ -440,5 +477,17 @@ mod tests {
             .collect();
         assert_eq!(ids, [trained.id("the"), trained.id("dog"), Some(unknown)]);
         assert_ne!(ids[0], Some(unknown));
+    }
+
+    #[test]
+    fn different_unknown_words_share_a_row_but_are_not_copies() {
+        let words = Vocabulary::builtin(VocabKind::Words).unwrap();
+        let tokens = words.tokenize("zorp the blick zorp");
+        assert!(tokens[0].unknown && tokens[2].unknown && !tokens[1].unknown);
+        assert_eq!(tokens[0].id, tokens[2].id, "one unknown-token row");
+        assert_eq!(copies_of(&tokens, 0), [0, 3], "the same unknown word twice");
+        assert_eq!(copies_of(&tokens, 2), [2], "another word on the same row");
+        assert_eq!(first_repeat(&tokens), Some(3));
+        assert_eq!(first_repeat(&words.tokenize("zorp blick")), None);
     }
 }

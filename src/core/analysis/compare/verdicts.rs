@@ -11,6 +11,7 @@ use super::ComparedSentence;
 use crate::core::analysis::attention::Mask;
 use crate::core::explain::verdict::VectorMatch;
 use crate::core::tables::positional::PositionScheme;
+use crate::core::text::vocabulary::bare_word;
 
 /// How the two sentences' tokens relate to each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,17 +20,22 @@ pub enum Wording {
     SameOrder,
     /// The same tokens (the same ids, as often each) in another order.
     Reordered,
-    /// Some token of one sentence is not in the other, or not as often.
+    /// The same words, but some as other tokens (other ids), as a byte-pair vocabulary makes
+    /// them: `dog` at the start and `␣dog` after a space.
+    SameWordsOtherTokens,
+    /// Some word of one sentence is not in the other, or not as often.
     DifferentWords,
 }
 
 impl Wording {
-    /// A short machine-readable name: `same_order`, `reordered` or `different_words`.
+    /// A short machine-readable name: `same_order`, `reordered`, `different_tokens` or
+    /// `different_words`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::SameOrder => "same_order",
             Self::Reordered => "reordered",
+            Self::SameWordsOtherTokens => "different_tokens",
             Self::DifferentWords => "different_words",
         }
     }
@@ -115,8 +121,9 @@ pub enum Cause {
     PositionsInsideAttention(PositionScheme),
     /// The causal mask lets each word see only the words before it.
     CausalMask,
-    /// The sentences hold different words, so the shared words attend over other company.
-    DifferentCompany,
+    /// The sentences hold different words (or the same words as different tokens), so the
+    /// shared ones attend over other company.
+    DifferentCompany(Wording),
 }
 
 /// Every judgement of a comparison.
@@ -200,6 +207,10 @@ impl Verdicts {
         match self.wording {
             Wording::SameOrder => "A and B are the same tokens in the same order.",
             Wording::Reordered => "B holds exactly A's tokens, in another order.",
+            Wording::SameWordsOtherTokens => {
+                "A and B hold the same words, but some as different tokens (other ids), not \
+                 just a different order."
+            }
             Wording::DifferentWords => "A and B hold different words, not just a different order.",
         }
         .to_owned()
@@ -244,10 +255,17 @@ impl Verdicts {
                 "Attention outputs: identical for {} in A and B, bit for bit.",
                 count_words(words, true)
             ),
-            AttentionOverall::LastBit { differing, words } => format!(
-                "Attention outputs: {differing} of {words} words differ only in the last bit \
-                 (rounding); the rest are identical."
-            ),
+            AttentionOverall::LastBit { differing, words } => {
+                let rest = if differing < words {
+                    "; the rest are identical"
+                } else {
+                    ""
+                };
+                format!(
+                    "Attention outputs: {} only in the last bit (rounding){rest}.",
+                    some_of_words(differing, words, "differs", "differ")
+                )
+            }
             AttentionOverall::Differ {
                 differing, words, ..
             } => {
@@ -281,8 +299,8 @@ impl Verdicts {
                     _ => String::new(),
                 };
                 format!(
-                    "Attention outputs: {differing} of {words} words get a different output: \
-                     {}{more}.",
+                    "Attention outputs: {} a different output: {}{more}.",
+                    some_of_words(differing, words, "gets", "get"),
                     examples.join(", ")
                 )
             }
@@ -317,7 +335,11 @@ impl fmt::Display for Cause {
                 "The causal mask lets each word see only itself and the words before it, so \
                  order changes what each word sees.",
             ),
-            Self::DifferentCompany => f.write_str(
+            Self::DifferentCompany(Wording::SameWordsOtherTokens) => f.write_str(
+                "The sentences hold different tokens, so even a shared token attends over \
+                 different company.",
+            ),
+            Self::DifferentCompany(_) => f.write_str(
                 "The sentences hold different words, so even a shared word attends over \
                  different company.",
             ),
@@ -342,6 +364,17 @@ fn count_words(words: usize, all: bool) -> String {
     }
 }
 
+/// `differing` of `words` shared words, with the verb agreeing: `the 1 shared word gets`,
+/// `all 3 shared words get`, `2 of 3 shared words get` (never `1 of 1 words`).
+fn some_of_words(differing: usize, words: usize, one: &str, many: &str) -> String {
+    let verb = if differing == 1 { one } else { many };
+    if differing == words {
+        format!("{} {verb}", count_words(words, true))
+    } else {
+        format!("{differing} of {words} shared words {verb}")
+    }
+}
+
 fn wording(a: &ComparedSentence, b: &ComparedSentence) -> Wording {
     let ids = |sentence: &ComparedSentence| -> Vec<Option<usize>> {
         sentence
@@ -359,7 +392,19 @@ fn wording(a: &ComparedSentence, b: &ComparedSentence) -> Wording {
         ids
     };
     if sorted(a_ids) == sorted(b_ids) {
-        Wording::Reordered
+        return Wording::Reordered;
+    }
+    let words = |sentence: &ComparedSentence| -> Vec<String> {
+        let mut words: Vec<String> = sentence
+            .lookups
+            .iter()
+            .map(|lookup| bare_word(&lookup.token.text))
+            .collect();
+        words.sort_unstable();
+        words
+    };
+    if words(a) == words(b) {
+        Wording::SameWordsOtherTokens
     } else {
         Wording::DifferentWords
     }
@@ -424,8 +469,12 @@ fn causes(
         attention,
         AttentionOverall::LastBit { .. } | AttentionOverall::Differ { .. }
     );
-    if wording == Wording::DifferentWords && outputs_differ {
-        causes.push(Cause::DifferentCompany);
+    if matches!(
+        wording,
+        Wording::DifferentWords | Wording::SameWordsOtherTokens
+    ) && outputs_differ
+    {
+        causes.push(Cause::DifferentCompany(wording));
     }
     match attention {
         AttentionOverall::NothingShared => {}
@@ -512,7 +561,10 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(found.causes, [Cause::DifferentCompany]);
+        assert_eq!(
+            found.causes,
+            [Cause::DifferentCompany(Wording::DifferentWords)]
+        );
         assert_eq!(
             found.wording_sentence(),
             "A and B hold different words, not just a different order."
@@ -520,11 +572,69 @@ mod tests {
         assert!(
             found
                 .attention_sentence()
-                .starts_with("Attention outputs: 2 of 2 words get a different output: '"),
+                .starts_with("Attention outputs: all 2 shared words get a different output: '"),
             "{}",
             found.attention_sentence()
         );
         assert!(!found.attention_sentence().contains("0.0000"));
+    }
+
+    #[test]
+    fn the_same_words_as_other_byte_pair_tokens_are_different_tokens_not_words() {
+        let model = EmbeddingModel::gpt2(1, 2);
+        model.wait_until_ready();
+        let found = compare(
+            &model,
+            "dog bites man",
+            "man bites dog",
+            PositionScheme::None,
+            Mask::None,
+            DEFAULT_SEED,
+        )
+        .unwrap()
+        .verdicts;
+        assert_eq!(found.wording, Wording::SameWordsOtherTokens);
+        assert_eq!(found.wording.name(), "different_tokens");
+        let sentence = found.wording_sentence();
+        assert!(sentence.contains("the same words"), "{sentence}");
+        assert!(sentence.contains("different tokens"), "{sentence}");
+        assert!(!sentence.contains("different words"), "{sentence}");
+        for cause in &found.causes {
+            assert!(!cause.to_string().contains("different words"), "{cause}");
+        }
+    }
+
+    /// The verdicts of one reordered word, 'dog', whose output compares as `output`.
+    fn one_word(output: VectorMatch) -> Verdicts {
+        let words = vec![WordVerdict {
+            a: 0,
+            b: 0,
+            text: "dog".to_owned(),
+            input_vector: VectorMatch::Identical,
+            output,
+        }];
+        Verdicts {
+            wording: Wording::Reordered,
+            same_token_vectors: true,
+            same_input_vectors: None,
+            attention: overall(&words),
+            words,
+            causes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_shared_word_is_never_one_of_one_words() {
+        let found = one_word(VectorMatch::LastBit(1e-8));
+        assert_eq!(
+            found.attention_sentence(),
+            "Attention outputs: the 1 shared word differs only in the last bit (rounding)."
+        );
+        assert_eq!(
+            some_of_words(2, 3, "gets", "get"),
+            "2 of 3 shared words get"
+        );
+        assert_eq!(some_of_words(3, 3, "gets", "get"), "all 3 shared words get");
     }
 
     #[test]
@@ -608,25 +718,10 @@ mod tests {
 
     #[test]
     fn differences_are_printed_in_significant_digits() {
-        let word = |output| WordVerdict {
-            a: 0,
-            b: 0,
-            text: "dog".to_owned(),
-            input_vector: VectorMatch::Identical,
-            output,
-        };
-        let words = vec![word(VectorMatch::DiffersBy(0.000_012_3))];
-        let found = Verdicts {
-            wording: Wording::Reordered,
-            same_token_vectors: true,
-            same_input_vectors: None,
-            attention: overall(&words),
-            words,
-            causes: Vec::new(),
-        };
+        let found = one_word(VectorMatch::DiffersBy(0.000_012_3));
         assert_eq!(
             found.attention_sentence(),
-            "Attention outputs: 1 of 1 words get a different output: 'dog' by up to \
+            "Attention outputs: the 1 shared word gets a different output: 'dog' by up to \
              0.000012."
         );
         assert_eq!(significant(0.000_012_3), "0.000012");

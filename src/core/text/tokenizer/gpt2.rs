@@ -106,6 +106,8 @@ impl Gpt2Tokenizer {
                 position,
                 id: Some(id),
                 special: special_tokens && id == GPT2_END_OF_TEXT,
+                // Byte pairs spell any text: no word falls to an unknown row.
+                unknown: false,
             });
         }
         Ok(tokens)

@@ -9,6 +9,7 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value};
 use tokenizers::Tokenizer;
 use tokenizers::decoders::DecoderWrapper;
+use tokenizers::models::ModelWrapper;
 use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 
 use super::display::{
@@ -33,6 +34,8 @@ pub struct HuggingFaceTokenizer {
     /// The content of each special added token (`[CLS]`, `<s>`), by id.
     special_tokens: Arc<HashMap<u32, String>>,
     byte_level: bool,
+    /// The id every word the model's vocabulary lacks reads (`[UNK]`), if it names one.
+    unknown_id: Option<u32>,
 }
 
 impl fmt::Debug for HuggingFaceTokenizer {
@@ -94,6 +97,7 @@ impl HuggingFaceTokenizer {
             .with_truncation(None)
             .map_err(|error| anyhow!("{error}"))?;
         let byte_level = is_byte_level(&tokenizer);
+        let unknown_id = unknown_token(&tokenizer).and_then(|token| tokenizer.token_to_id(&token));
         let added = tokenizer.get_added_tokens_decoder();
         let model_vocab = tokenizer.get_vocab(false);
         let highest = model_vocab
@@ -131,6 +135,7 @@ impl HuggingFaceTokenizer {
             vocab: Arc::new(DisplayVocab::new(texts)),
             special_tokens: Arc::new(special_tokens),
             byte_level,
+            unknown_id,
         })
     }
 
@@ -184,16 +189,25 @@ impl HuggingFaceTokenizer {
                 .special_tokens
                 .get(&id)
                 .is_some_and(|content| text[span.clone()].trim() == content.trim());
+            // A word read as the unknown token keeps what was typed, so two different
+            // unknown words are told apart (they share a row, but are not copies).
+            let unknown =
+                Some(id) == self.unknown_id && !inserted && !typed_special && !span.is_empty();
             let id = id as usize;
-            tokens.push(Token {
-                text: self
-                    .vocab
+            let text = if unknown {
+                visible(&text[span.clone()])
+            } else {
+                self.vocab
                     .text(id)
-                    .map_or_else(|| visible(piece), str::to_owned),
+                    .map_or_else(|| visible(piece), str::to_owned)
+            };
+            tokens.push(Token {
+                text,
                 span,
                 position,
                 id: Some(id),
                 special: inserted || typed_special,
+                unknown,
             });
         }
         Ok(tokens)
@@ -293,6 +307,17 @@ fn for_each_object(value: &Value, visit: &mut impl FnMut(&Map<String, Value>)) {
                 .for_each(|field| for_each_object(field, visit));
         }
         _ => {}
+    }
+}
+
+/// The token the model reads for words its vocabulary lacks, where the model names one
+/// (a unigram model's is private to the tokenizers crate: `None`).
+fn unknown_token(tokenizer: &Tokenizer) -> Option<String> {
+    match tokenizer.get_model() {
+        ModelWrapper::WordPiece(model) => Some(model.unk_token.clone()),
+        ModelWrapper::WordLevel(model) => Some(model.unk_token.clone()),
+        ModelWrapper::BPE(model) => model.unk_token.clone(),
+        ModelWrapper::Unigram(_) => None,
     }
 }
 

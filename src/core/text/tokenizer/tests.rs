@@ -208,11 +208,24 @@ fn hugging_face_unknown_words_and_typed_markers() {
     let tokenizer = TextTokenizer::from_file(&path).unwrap();
     assert_eq!(tokenizer.name(), "words");
     let tokens = tokenizer.tokenize("[CLS] zebra", false).unwrap();
-    assert_eq!(texts(&tokens), ["[CLS]", "[UNK]"]);
+    assert_eq!(
+        texts(&tokens),
+        ["[CLS]", "zebra"],
+        "an unknown word keeps what was typed"
+    );
     assert!(tokens[0].special, "a typed marker is still special");
+    assert!(!tokens[0].unknown);
     assert_eq!(tokens[0].span, 0..5);
     assert!(!tokens[1].special, "an unknown word was read from the text");
+    assert!(tokens[1].unknown, "it reads the [UNK] row");
+    assert_eq!(
+        tokenizer.token_text(tokens[1].id.unwrap()).as_deref(),
+        Some("[UNK]")
+    );
     assert_eq!(tokens[1].span, 6..11);
+    let two = tokenizer.tokenize("zebra okapi", false).unwrap();
+    assert_eq!(two[0].id, two[1].id, "one unknown-token row");
+    assert!(!two[0].is_copy_of(&two[1]), "but two different words");
     assert_eq!(tokenizer.id_of("fox"), Some(6));
     assert_eq!(tokenizer.token_text(3).as_deref(), Some("[SEP]"));
     assert_eq!(tokenizer.search("[", 10), [0, 1, 2, 3]);

@@ -1,0 +1,194 @@
+//! Findings about order and position that the explorer and the lesson state, decided from
+//! the state shown: each is a value first, and its sentence is made from the value, so a
+//! sentence can only say what the numbers beside it bear out.
+
+use crate::core::analysis::attention::Mask;
+use crate::core::analysis::layer0::Architecture;
+use crate::core::tables::positional::PositionScheme;
+
+/// What, in the state shown, can tell two orders of the same words apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderSignal {
+    /// No positions and no mask: unmasked attention receives a set of vectors, so it gives
+    /// each word the same output in any order.
+    Nothing,
+    /// No positions, but the causal mask: each word sees only itself and the words before it,
+    /// so the mask alone tells orders apart (though not a repeated word's copies by their
+    /// vectors).
+    CausalMask,
+    /// Positions added to the token vectors (learned or sinusoidal).
+    AddedPositions(PositionScheme),
+    /// Positions applied inside attention (`RoPE`, `ALiBi`): the embeddings stay the same.
+    InsideAttention(PositionScheme),
+}
+
+impl OrderSignal {
+    /// The signal in force under the active scheme (`None` with positions off) and `mask`.
+    #[must_use]
+    pub fn of(active_scheme: PositionScheme, mask: Mask) -> Self {
+        match (active_scheme, mask) {
+            (PositionScheme::None, Mask::None) => Self::Nothing,
+            (PositionScheme::None, Mask::Causal) => Self::CausalMask,
+            (scheme, _) if scheme.is_additive() => Self::AddedPositions(scheme),
+            (scheme, _) => Self::InsideAttention(scheme),
+        }
+    }
+
+    /// Why the signal matters, as the explorer's closing sentence says it.
+    #[must_use]
+    pub fn why_it_matters(self) -> String {
+        match self {
+            Self::Nothing => "Why it matters: self-attention receives these vectors and nothing \
+                              else. Identical vectors give unmasked attention no way to tell the \
+                              first copy from the second, or 'dog bites man' from 'man bites \
+                              dog': position vectors are what carry the order."
+                .to_owned(),
+            Self::CausalMask => "Why it matters: self-attention receives these vectors and \
+                                 nothing else, but the causal mask lets each word see only \
+                                 itself and the words before it, so the mask alone tells \
+                                 'dog bites man' from 'man bites dog'. Without it (unmasked), \
+                                 identical vectors could not."
+                .to_owned(),
+            Self::AddedPositions(_) => "Why it matters: each position now adds its own vector, \
+                                        so repeated words differ and word order leaves a trace \
+                                        in the numbers self-attention receives."
+                .to_owned(),
+            Self::InsideAttention(scheme) => format!(
+                "Why it matters: {} adds nothing to these vectors, so repeated words stay \
+                 identical here; it acts inside attention, where order leaves its trace.",
+                scheme.label()
+            ),
+        }
+    }
+}
+
+/// What the lesson's step on position inside attention may say, decided by the model's own
+/// position scheme: the panes show the scheme the model uses, not always `RoPE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RotaryStep {
+    /// The panes apply `RoPE` to the sentence (the seeded head, or a rotary model's own
+    /// layer 0): they show the copies identical before rotation and different after.
+    Shown,
+    /// The model adds its own learned position vectors to the embeddings (BERT, GPT-2): the
+    /// panes show those, not `RoPE`.
+    ModelLearns(Architecture),
+}
+
+impl RotaryStep {
+    /// The step for a model whose own layer 0 is `architecture`, or the seeded head (`None`).
+    #[must_use]
+    pub fn of(architecture: Option<Architecture>) -> Self {
+        match architecture {
+            None | Some(Architecture::Rotary) => Self::Shown,
+            Some(learned) => Self::ModelLearns(learned),
+        }
+    }
+
+    /// Whether the panes show what the step's answer says.
+    #[must_use]
+    pub fn panes_show_it(self) -> bool {
+        self == Self::Shown
+    }
+
+    /// What the step reveals. `alibi_key` names the key that switches to `ALiBi`.
+    #[must_use]
+    pub fn reveal(self, alibi_key: &str) -> String {
+        match self {
+            Self::Shown => format!(
+                "RoPE leaves the embeddings alone (the copies stay identical there) and rotates \
+                 each query and key by an angle that grows with position, so a score depends on \
+                 how far apart two tokens are. ALiBi (press {alibi_key}) instead subtracts a \
+                 penalty that grows with distance from the scores."
+            ),
+            Self::ModelLearns(architecture) => format!(
+                "RoPE (Llama and kin) leaves the embeddings alone and rotates each query and key \
+                 inside attention. This {} model is not one of them: it adds its own learned \
+                 position vectors to the embeddings, and that is what the panes above show.",
+                architecture.name()
+            ),
+        }
+    }
+}
+
+/// Whether the panes a lesson step reveals hold what its answer points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// The panes show it.
+    Shown,
+    /// There is no token with a row to show: the panes ask for a sentence.
+    NoSentence,
+    /// The panes show something else than the answer speaks of (another position scheme).
+    Elsewhere,
+}
+
+impl Evidence {
+    /// The verdict on an answer, as the lesson opens its reveal with it.
+    #[must_use]
+    pub fn verdict(self, right: bool) -> &'static str {
+        match (right, self) {
+            (true, Self::Shown) => "✔ Right, and the panes above show it. ",
+            (true, Self::NoSentence) => {
+                "✔ Right. The panes above need a sentence with a word the vocabulary knows to \
+                 show it. "
+            }
+            (true, Self::Elsewhere) => "✔ Right. ",
+            (false, Self::Shown) => "✘ Not quite: the panes above show why. ",
+            (false, Self::NoSentence | Self::Elsewhere) => "✘ Not quite. ",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_unmasked_attention_is_blind_to_order() {
+        let blind = OrderSignal::of(PositionScheme::None, Mask::None);
+        assert_eq!(blind, OrderSignal::Nothing);
+        assert!(blind.why_it_matters().contains("unmasked attention no way"));
+        let masked = OrderSignal::of(PositionScheme::None, Mask::Causal);
+        assert_eq!(masked, OrderSignal::CausalMask);
+        let sentence = masked.why_it_matters();
+        assert!(sentence.contains("the mask alone tells"), "{sentence}");
+        assert!(!sentence.contains("no way"), "{sentence}");
+        assert_eq!(
+            OrderSignal::of(PositionScheme::Learned, Mask::Causal),
+            OrderSignal::AddedPositions(PositionScheme::Learned)
+        );
+        assert!(
+            OrderSignal::of(PositionScheme::Rope, Mask::None)
+                .why_it_matters()
+                .contains("RoPE adds nothing")
+        );
+    }
+
+    #[test]
+    fn a_learned_position_model_is_not_said_to_show_rope() {
+        let seeded = RotaryStep::of(None);
+        assert!(seeded.panes_show_it());
+        assert!(seeded.reveal("m").contains("copies stay identical there"));
+        assert_eq!(
+            RotaryStep::of(Some(Architecture::Rotary)),
+            RotaryStep::Shown
+        );
+        let bert = RotaryStep::of(Some(Architecture::Bert));
+        assert!(!bert.panes_show_it());
+        let reveal = bert.reveal("m");
+        assert!(reveal.contains("not one of them"), "{reveal}");
+        assert!(reveal.contains("learned position vectors"), "{reveal}");
+        assert!(!reveal.contains("copies stay identical"), "{reveal}");
+    }
+
+    #[test]
+    fn the_panes_are_said_to_show_it_only_when_they_do() {
+        assert_eq!(
+            Evidence::Shown.verdict(true),
+            "✔ Right, and the panes above show it. "
+        );
+        for evidence in [Evidence::NoSentence, Evidence::Elsewhere] {
+            assert!(!evidence.verdict(true).contains("above show it"));
+            assert!(!evidence.verdict(false).contains("show why"));
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The README's key table names every binding of the program's key table, in the place it
+//! works, so the two cannot drift apart again.
+
+use std::fs;
+use std::path::Path;
+
+use embedlens::action::{Scope, bindings};
+
+/// The README's word for where a binding works.
+fn place(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Anywhere => "anywhere",
+        Scope::Input => "typing",
+        Scope::Explorer => "exploring",
+        Scope::Help => "help",
+        Scope::Prompt => "finding",
+        Scope::Lesson => "lesson",
+    }
+}
+
+/// The rows of the README's key table: where, and the keys named in backticks.
+fn readme_rows() -> Vec<(String, Vec<String>)> {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md is readable");
+    let section = readme
+        .split("\n## Keys\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("the README has a Keys section");
+    section
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.trim().trim_matches('|').split('|').collect();
+            let [where_, keys, _does] = cells.as_slice() else {
+                return None;
+            };
+            let names = keys
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_owned)
+                .collect();
+            Some((where_.trim().to_owned(), names))
+        })
+        .collect()
+}
+
+#[test]
+fn every_binding_is_in_the_readme_key_table() {
+    let rows = readme_rows();
+    assert!(rows.len() > 20, "the key table was not found: {rows:?}");
+    for binding in bindings() {
+        let where_ = place(binding.scope);
+        for key in binding.keys {
+            let name = key.name();
+            assert!(
+                rows.iter()
+                    .any(|(row_place, keys)| row_place == where_ && keys.contains(&name)),
+                "the README's key table has no `{name}` under '{where_}' ({})",
+                binding.description
+            );
+        }
+    }
+}
+
+#[test]
+fn the_readme_names_no_key_the_program_does_not_bind_there() {
+    for (where_, keys) in readme_rows() {
+        let Some(scope) = [
+            Scope::Anywhere,
+            Scope::Input,
+            Scope::Explorer,
+            Scope::Help,
+            Scope::Prompt,
+            Scope::Lesson,
+        ]
+        .into_iter()
+        .find(|&scope| place(scope) == where_) else {
+            continue;
+        };
+        for name in keys {
+            // Keys typed after `/` or `#`, and examples such as `[CLS]`, are not bindings.
+            let bound = bindings().iter().any(|binding| {
+                (binding.scope == scope || binding.scope == Scope::Anywhere)
+                    && binding.keys.iter().any(|key| key.name() == name)
+            });
+            let example = name.starts_with('[') && name.len() > 1
+                || name.starts_with("--")
+                || name.starts_with("embedlens");
+            assert!(
+                bound || example,
+                "the README names `{name}` under '{where_}', but nothing is bound to it there"
+            );
+        }
+    }
+}
