@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use embedlens::core::files::open_layer0;
+use embedlens::core::files::{FileSource, OpenOptions, open};
 use half::bf16;
 
 const HIDDEN: usize = 4096;
@@ -112,7 +112,8 @@ fn checkpoint() -> PathBuf {
 
 fn layer0(c: &mut Criterion) {
     let folder = checkpoint();
-    let layer = open_layer0(&folder)
+    let layer = open(&FileSource::path(&folder), &OpenOptions::default())
+        .map(|opened| opened.layer0)
         .expect("the checkpoint opens")
         .expect("it has a layer 0");
     let ids: Vec<usize> = (0..TOKENS).map(|i| (i * 37) % VOCABULARY).collect();

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use embedlens::app::{App, Options};
-use embedlens::core::files::{OpenOptions, open_model};
+use embedlens::core::files::{FileSource, OpenOptions, open};
 use half::bf16;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -214,7 +214,9 @@ fn ensure_file(dir: &Path, spec: &ModelSpec) -> PathBuf {
 
 /// Opens the file, explores the ids, and draws one 120 × 40 frame.
 fn open_and_draw(path: &Path) -> Terminal<TestBackend> {
-    let model = open_model(path, &OpenOptions::default()).expect("the bench model opens");
+    let model = open(&FileSource::path(path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .expect("the bench model opens");
     let mut app = App::new(Options {
         sentence: SENTENCE.to_owned(),
         model: Some(model),
@@ -337,7 +339,11 @@ fn frame_by_vocabulary(c: &mut Criterion) {
             "152064x896 bf16 file",
             ready_app(Options {
                 sentence: SENTENCE.to_owned(),
-                model: Some(open_model(&qwen, &OpenOptions::default()).expect("opens")),
+                model: Some(
+                    open(&FileSource::path(&qwen), &OpenOptions::default())
+                        .map(|opened| opened.model)
+                        .expect("opens"),
+                ),
                 ..Options::default()
             }),
         ),

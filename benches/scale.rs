@@ -17,7 +17,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use embedlens::app::{App, Options};
 use embedlens::core::analysis::similarity::nearest_rows;
-use embedlens::core::files::{OpenOptions, open_model};
+use embedlens::core::files::{FileSource, OpenOptions, open};
 use embedlens::core::tables::weights::EmbeddingModel;
 use half::bf16;
 use ndarray::Array1;
@@ -111,7 +111,9 @@ fn benchmarks(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = dir.path().join("gemma-shaped-256000x2048-bf16.safetensors");
     let table_start = write_checkpoint(&path).expect("the checkpoint is written");
-    let model = open_model(&path, &OpenOptions::default()).expect("the checkpoint opens");
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .expect("the checkpoint opens");
 
     let mut keys = c.benchmark_group("key_to_frame");
     keys.sample_size(50);

@@ -7,10 +7,11 @@ use anyhow::{Context, Result, bail};
 use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::core::files::OpenOptions;
-use crate::core::files::hub_cache::{CacheEnv, resolve_model_path};
-use crate::core::files::source::ModelSource;
+use crate::core::analysis::layer0::{Layer0, Unavailable};
+use crate::core::files::hub_cache::CacheEnv;
+use crate::core::files::{FileSource, OpenOptions, Opened, open};
 use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::source::ModelSource;
 use crate::core::tables::weights::{
     DEFAULT_CONTEXT_LENGTH, DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, as_width,
 };
@@ -205,16 +206,14 @@ pub struct InspectArgs {
 }
 
 impl InspectArgs {
-    /// The path to inspect, with `ORG/NAME` found in the Hugging Face cache.
-    ///
-    /// # Errors
-    /// When `ORG/NAME` is not in the cache; the message names each place looked.
-    pub fn resolved_path(&self) -> Result<PathBuf> {
-        resolve_model_path(
-            &self.path,
-            self.revision.as_deref(),
-            &CacheEnv::from_process(),
-        )
+    /// The model to inspect; nothing is read yet.
+    #[must_use]
+    pub fn source(&self) -> FileSource {
+        FileSource {
+            name: self.path.clone(),
+            revision: self.revision.clone(),
+            cache: CacheEnv::from_process(),
+        }
     }
 }
 
@@ -255,13 +254,12 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    /// The model's path, with `ORG/NAME` found in the Hugging Face cache; `None` without
-    /// `--model`.
+    /// The model these arguments name, if they name one (`None` without `--model`); nothing is
+    /// opened yet.
     ///
     /// # Errors
-    /// When `ORG/NAME` is not in the cache (the message names each place looked and how to
-    /// fetch the model), or an option that reads a model's files is given without `--model`.
-    pub fn path(&self) -> Result<Option<PathBuf>> {
+    /// When an option that reads a model's files is given without `--model`.
+    pub fn source(&self) -> Result<Option<FileSource>> {
         if self.model.is_none() {
             // clap lets these through beside an explicit --vocab; they would be ignored.
             let given = [
@@ -274,28 +272,29 @@ impl ModelArgs {
                 bail!("{flag} reads a model's files: it goes with --model PATH");
             }
         }
-        self.model
-            .as_deref()
-            .map(|path| {
-                resolve_model_path(path, self.revision.as_deref(), &CacheEnv::from_process())
-            })
-            .transpose()
+        Ok(self.model.as_ref().map(|name| FileSource {
+            name: name.clone(),
+            revision: self.revision.clone(),
+            cache: CacheEnv::from_process(),
+        }))
     }
 
-    /// Opens the model these arguments name, if they name one.
+    /// Opens the model these arguments name, if they name one: its tables and its own layer
+    /// 0, from one reading of its files.
     ///
     /// # Errors
-    /// When the files are missing or unreadable; the message names the file and the problem.
-    pub fn open(&self) -> Result<Option<EmbeddingModel>> {
-        let Some(path) = self.path()? else {
-            return Ok(None);
-        };
+    /// When `ORG/NAME` is not in the cache (the message names each place looked and how to
+    /// fetch the model), an option that reads a model's files is given without `--model`, or
+    /// the files are missing or unreadable (the message names the file and the problem).
+    pub fn open(&self) -> Result<Option<Opened>> {
         let options = OpenOptions {
             tokenizer: self.tokenizer.clone(),
             token_tensor: self.token_tensor.clone(),
             position_tensor: self.position_tensor.clone(),
         };
-        ModelSource::File { path, options }.build(0, 0).map(Some)
+        self.source()?
+            .map(|source| open(&source, &options))
+            .transpose()
     }
 }
 
@@ -384,26 +383,35 @@ fn parse_shape(text: &str) -> Result<(usize, usize)> {
 }
 
 impl TableArgs {
-    /// Builds the table these arguments name.
+    /// Builds the table these arguments name, or opens the model they name with its own
+    /// layer 0 (`None` for a built-in or shaped table, which has none).
     ///
     /// # Errors
-    /// When the shape is empty.
-    pub fn model(&self, context_length: usize) -> Result<EmbeddingModel> {
-        if let Some(model) = self.model.open()? {
-            return Ok(model);
+    /// When the shape is empty, or the model's files cannot be opened.
+    pub fn open(
+        &self,
+        context_length: usize,
+    ) -> Result<(EmbeddingModel, Option<Result<Layer0, Unavailable>>)> {
+        if let Some(opened) = self.model.open()? {
+            return Ok((opened.model, Some(opened.layer0)));
         }
         let source = match self.shape {
             Some((rows, dims)) => ModelSource::Shaped {
                 rows,
                 dims,
                 context_length,
+                seed: self.seed,
             },
-            None => ModelSource::Builtin(self.vocab),
+            None => ModelSource::Builtin {
+                kind: self.vocab,
+                seed: self.seed,
+                gpt2_dims: as_width(self.model.dim),
+            },
         };
-        let model = source.build(self.seed, as_width(self.model.dim))?;
+        let model = source.build()?;
         // A printout reads every row it prints, so it waits for generated tables.
         model.wait_until_ready();
-        Ok(model)
+        Ok((model, None))
     }
 }
 

@@ -8,6 +8,8 @@ pub mod app;
 pub mod cli;
 pub mod core;
 pub mod help;
+#[cfg(test)]
+mod import_circles;
 pub mod lesson;
 pub mod print;
 #[cfg(unix)]

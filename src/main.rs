@@ -6,8 +6,6 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use embedlens::app::{App, DEFAULT_IDS, DEFAULT_SENTENCE, Options};
 use embedlens::cli::{Args, Command};
-use embedlens::core::analysis::layer0::Unavailable;
-use embedlens::core::files::open_layer0;
 use embedlens::core::tables::weights::as_width;
 use embedlens::core::text::printable::printable;
 use embedlens::theme::Theme;
@@ -50,15 +48,11 @@ fn main() -> ExitCode {
 /// Opens the explorer in the terminal and runs it until the user quits.
 fn explore(args: &Args) -> Result<()> {
     // Open the model before the terminal changes, so a bad file is reported on a plain screen.
-    let model = args.model.open()?;
-    // The model's own first attention layer, read from the same files (only their headers are
-    // parsed again); a model without one says why in the attention pane.
-    let layer0 = match args.model.path()? {
-        Some(path) if model.is_some() => Some(
-            open_layer0(&path)
-                .unwrap_or_else(|error| Err(Unavailable::Invalid(format!("{error:#}")))),
-        ),
-        _ => None,
+    // The model and its own first attention layer, from one reading of its files; a model
+    // without a usable layer 0 says why in the attention pane.
+    let (model, layer0) = match args.model.open()? {
+        Some(opened) => (Some(opened.model), Some(opened.layer0)),
+        None => (None, None),
     };
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         bail!(

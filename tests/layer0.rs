@@ -108,9 +108,13 @@ fn open_as_gguf(name: &str, weights: common::GgufWeights) -> Layer0 {
     let folder = common::TempDir::new("gguf");
     let path = folder.join(&format!("{name}.gguf"));
     common::convert_to_gguf(&fixture(name), &path, weights);
-    embedlens::core::files::open_layer0(&path)
-        .unwrap()
-        .unwrap_or_else(|why| panic!("{name}.gguf: {why}"))
+    embedlens::core::files::open(
+        &embedlens::core::files::FileSource::path(&path),
+        &embedlens::core::files::OpenOptions::default(),
+    )
+    .map(|opened| opened.layer0)
+    .unwrap()
+    .unwrap_or_else(|why| panic!("{name}.gguf: {why}"))
 }
 
 #[test]

@@ -333,9 +333,12 @@ fn rotary_model_file() -> std::path::PathBuf {
 #[test]
 fn a_rotary_model_has_no_position_table_and_says_why() {
     let path = rotary_model_file();
-    let model =
-        embedlens::core::files::open_model(&path, &embedlens::core::files::OpenOptions::default())
-            .expect("open");
+    let model = embedlens::core::files::open(
+        &embedlens::core::files::FileSource::path(&path),
+        &embedlens::core::files::OpenOptions::default(),
+    )
+    .map(|opened| opened.model)
+    .expect("open");
     std::fs::remove_dir_all(path.parent().expect("dir")).expect("clean up");
     let mut app = App::new(Options {
         sentence: "2 4 0 2".to_owned(),

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use embedlens::app::{App, Options};
-use embedlens::core::files::{OpenOptions, open_layer0, open_model};
+use embedlens::core::files::{FileSource, OpenOptions, Opened, open};
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -130,8 +130,8 @@ fn write_bert(name: &str) -> TempDir {
 
 /// The explorer on the checkpoint in `folder`, its own layer 0 read as `main` reads it.
 fn explorer(folder: &Path, sentence: &str, background_from: usize) -> App {
-    let model = open_model(folder, &OpenOptions::default()).expect("the model opens");
-    let layer0 = open_layer0(folder).expect("the files read");
+    let Opened { model, layer0, .. } =
+        open(&FileSource::path(folder), &OpenOptions::default()).expect("the model opens");
     assert!(layer0.is_ok(), "the checkpoint has a layer 0");
     App::new(Options {
         sentence: sentence.to_owned(),

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use embedlens::core::files::{OpenOptions, inspect, open_model};
+use embedlens::core::files::{FileSource, OpenOptions, inspect, open};
 use libfuzzer_sys::fuzz_target;
 
 /// A safetensors file holding one float32 table `name` of `rows × 2`.
@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
     let folder = &*MODEL_FOLDER;
     std::fs::write(folder.join("model.safetensors.index.json"), data)
         .expect("the temporary file is writable");
-    if let Ok(inspection) = inspect(folder) {
+    if let Ok(inspection) = inspect(&FileSource::path(folder)) {
         for file in &inspection.files {
             assert!(
                 inside(file, folder),
@@ -59,7 +59,9 @@ fuzz_target!(|data: &[u8]| {
         }
         let _ = inspection.to_string();
     }
-    if let Ok(model) = open_model(folder, &OpenOptions::default()) {
+    if let Ok(model) =
+        open(&FileSource::path(folder), &OpenOptions::default()).map(|opened| opened.model)
+    {
         assert_eq!(model.rows(), 4, "only the folder's own shard can be read");
     }
 });

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use embedlens::app::{App, Options};
-use embedlens::core::files::{OpenOptions, inspect, open_model};
+use embedlens::core::files::{FileSource, OpenOptions, inspect, open};
 use embedlens::core::tables::positional::PositionScheme;
 use embedlens::theme::Theme;
 use libfuzzer_sys::fuzz_target;
@@ -34,10 +34,12 @@ const SCHEMES: [PositionScheme; 5] = [
 fuzz_target!(|data: &[u8]| {
     let path = &*MODEL_FILE;
     std::fs::write(path, data).expect("the temporary file is writable");
-    if let Ok(inspection) = inspect(path) {
+    if let Ok(inspection) = inspect(&FileSource::path(path)) {
         let _ = inspection.to_string();
     }
-    let Ok(model) = open_model(path, &OpenOptions::default()) else {
+    let Ok(model) =
+        open(&FileSource::path(path), &OpenOptions::default()).map(|opened| opened.model)
+    else {
         return;
     };
     let rows = model.rows();

@@ -11,7 +11,7 @@ use ndarray::{Array1, Array2};
 
 use super::layer0::{Layer0View, RealComparison, Worker, runs_in_background};
 use super::navigation::Navigation;
-use super::scan::{self, Job, NearestPair, Progress, Scales};
+use super::scan::{self, Job, NEAREST_ROWS, NearestPair, Neighbours, Progress, Scales};
 use super::settings::Settings;
 use super::sources::RealLayer;
 use crate::core::analysis::attention::{Attention, AttentionWeights, Mask, self_attention};
@@ -26,12 +26,6 @@ use crate::view_state::Detail;
 
 /// The most tokens the attention and similarity panes take, so they stay quick and readable.
 pub const MAX_VIEW_TOKENS: usize = 48;
-/// How many nearest rows the similarity pane lists.
-pub const NEAREST_ROWS: usize = 5;
-
-/// Rows of the matrix with their cosine similarity to a vector, nearest first.
-pub type Neighbours = Vec<(usize, f64)>;
-
 /// What the lesson panes show; only the open pane's data is kept.
 #[derive(Default)]
 pub struct Views {

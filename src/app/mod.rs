@@ -36,10 +36,11 @@ use crate::theme::Theme;
 use crate::view_state::{Detail, WideStyle, WideView};
 
 pub use compare::CompareMode;
-pub use derive::{MAX_VIEW_TOKENS, NEAREST_ROWS, Neighbours, Recomputations, Views};
+pub use derive::{MAX_VIEW_TOKENS, Recomputations, Views};
 pub use layer0::{Layer0View, RealComparison};
 pub use navigation::{Focus, PAGE_ROWS};
 pub use prompt::{Prompt, PromptKind};
+pub use scan::{NEAREST_ROWS, Neighbours};
 pub use settings::DIMS_STEP;
 pub use sources::RealLayer;
 

@@ -8,13 +8,18 @@ use std::thread;
 
 use ndarray::Array1;
 
-use super::derive::{NEAREST_ROWS, Neighbours};
 use crate::core::analysis::metrics::typical_magnitude;
 use crate::core::analysis::similarity::{nearest_rows_unless, one_hot_product_unless};
 use crate::core::tables::weights::EmbeddingModel;
 
 /// Tables with at least this many numbers are scanned on a worker thread; smaller ones at once.
 pub const BACKGROUND_SCAN_FROM: usize = 1 << 22;
+
+/// How many nearest rows the similarity pane lists.
+pub const NEAREST_ROWS: usize = 5;
+
+/// Rows of the matrix with their cosine similarity to a vector, nearest first.
+pub type Neighbours = Vec<(usize, f64)>;
 
 /// The nearest rows to a token vector and to its input vector.
 pub type NearestPair = (Neighbours, Neighbours);

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::core::analysis::layer0::{Layer0, Unavailable};
-use crate::core::files::source::ModelSource;
+use crate::core::tables::source::ModelSource;
 use crate::core::tables::weights::EmbeddingModel;
 use crate::core::text::vocabulary::VocabKind;
 
@@ -129,9 +129,13 @@ fn made(source: &mut Source, seed: u64, gpt2_dims: usize) -> Arc<EmbeddingModel>
     match source {
         Source::Builtin(kind, made) => Arc::clone(made.get_or_insert_with(|| {
             Arc::new(
-                ModelSource::Builtin(*kind)
-                    .build(seed, gpt2_dims)
-                    .expect("a built-in vocabulary always builds"),
+                ModelSource::Builtin {
+                    kind: *kind,
+                    seed,
+                    gpt2_dims,
+                }
+                .build()
+                .expect("a built-in vocabulary always builds"),
             )
         })),
         Source::Loaded(model) => Arc::clone(model),

@@ -2,16 +2,15 @@
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::path::Path;
 
 use anyhow::{Result, bail};
 use serde::Serialize;
 
 use super::write_or_stop;
 use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
-use crate::core::analysis::layer0::{Layer0, Layer0Run, Unavailable};
+use crate::core::analysis::layer0::{Layer0, Layer0Run};
 use crate::core::explain::claim::judge;
-use crate::core::files::open_layer0;
+use crate::core::files::Opened;
 use crate::core::tables::weights::EmbeddingModel;
 use crate::core::text::printable::printable;
 
@@ -22,13 +21,21 @@ use crate::core::text::printable::printable;
 /// When no model is given, the model has no usable layer 0 (the message says why), a token
 /// has no id, a head does not exist, or writing fails.
 pub fn attention(args: &AttentionArgs, out: &mut impl Write) -> Result<()> {
-    let Some(path) = args.model.path()? else {
+    let Some(Opened {
+        path,
+        model,
+        layer0,
+    }) = args.model.open()?
+    else {
         bail!("attention runs a model's own first layer: give the model with --model PATH");
     };
-    let Some(model) = args.model.open()? else {
-        bail!("attention needs --model PATH");
+    let layer = match layer0 {
+        Ok(layer) => layer,
+        Err(why) => bail!(
+            "{}: the model's own layer 0 cannot be computed: {why}",
+            path.display()
+        ),
     };
-    let layer = real_layer(&path)?;
     let tokens = match (&args.ids, &args.sentence) {
         (Some(ids), _) => model.tokens_from_ids(ids)?,
         (None, Some(sentence)) => model.tokenize_with(sentence, !args.model.no_special_tokens)?,
@@ -56,25 +63,6 @@ pub fn attention(args: &AttentionArgs, out: &mut impl Write) -> Result<()> {
         AttentionFormat::Json => attention_json(&model, &layer, &run, &texts, &heads, out),
         AttentionFormat::Table => attention_table(&model, &layer, &run, &texts, &heads, out),
     })
-}
-
-/// Layer 0 of the model at `path`, or an error that says why it cannot be computed.
-fn real_layer(path: &Path) -> Result<Layer0> {
-    match open_layer0(path)? {
-        Ok(layer) => Ok(layer),
-        Err(why) => bail!(
-            "{}: the model's own layer 0 cannot be computed: {why}",
-            path.display()
-        ),
-    }
-}
-
-/// The model's layer 0 when it has a usable one, else why not.
-///
-/// # Errors
-/// When the files cannot be read.
-pub(super) fn layer_of(path: &Path) -> Result<Result<Layer0, Unavailable>> {
-    open_layer0(path)
 }
 
 fn family(layer: &Layer0) -> String {

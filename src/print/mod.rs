@@ -34,7 +34,7 @@ use table::{compare_table, lookup_table, matrix_table};
 /// When the table cannot be built, an id has no row, a `--shape` table is given a sentence
 /// instead of ids, there are no tokens, or writing fails.
 pub fn lookup(args: &LookupArgs, out: &mut impl Write) -> Result<()> {
-    let model = args.table.model(args.context_length)?;
+    let (model, _) = args.table.open(args.context_length)?;
     let tokens = match (&args.ids, &args.sentence) {
         (Some(ids), _) => model.tokens_from_ids(ids)?,
         (None, Some(sentence)) => {
@@ -63,7 +63,7 @@ pub fn lookup(args: &LookupArgs, out: &mut impl Write) -> Result<()> {
 /// # Errors
 /// When the table cannot be built or writing fails.
 pub fn matrix(args: &MatrixArgs, out: &mut impl Write) -> Result<()> {
-    let model = args.table.model(DEFAULT_CONTEXT_LENGTH)?;
+    let (model, _) = args.table.open(DEFAULT_CONTEXT_LENGTH)?;
     write_or_stop(out, |out| match args.table.format {
         Format::Table => matrix_table(&model, out),
         Format::Json => matrix_json(&model, out),
@@ -89,10 +89,10 @@ fn write_or_stop<W: Write>(
 /// When the table cannot be built, a sentence cannot be compared (a word without a row), or
 /// writing fails.
 pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
-    let model = args.table.model(DEFAULT_CONTEXT_LENGTH)?;
+    let (model, layer0) = args.table.open(DEFAULT_CONTEXT_LENGTH)?;
     let mut seeded_note = None;
-    if let Some(path) = args.table.model.path()? {
-        match layer0::layer_of(&path)? {
+    if let Some(layer0) = layer0 {
+        match layer0 {
             Ok(layer) => {
                 return layer0::compare_real(
                     &model,
@@ -137,7 +137,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
 /// # Errors
 /// When the files cannot be read, or the output cannot be written.
 pub fn inspect(args: &InspectArgs, out: &mut impl Write) -> Result<()> {
-    let inspection = crate::core::files::inspect(&args.resolved_path()?)?;
+    let inspection = crate::core::files::inspect(&args.source())?;
     write_or_stop(out, |out| write!(out, "{inspection}"))
 }
 

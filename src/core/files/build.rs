@@ -10,7 +10,7 @@ use super::OpenOptions;
 use super::detect::{BertNames, Detected};
 use super::hub_cache::CachedSnapshot;
 use super::safetensors::checkpoint::Checkpoint;
-use super::safetensors::{mapped_table, mapped_vector};
+use super::safetensors::checkpoint::{mapped_table, mapped_vector};
 use crate::core::tables::block::{EmbeddingBlock, LayerNorm, ModelFamily, Precision};
 use crate::core::tables::table::{Dtype, Table};
 use crate::core::text::tokenizer::TextTokenizer;

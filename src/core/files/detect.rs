@@ -2,11 +2,11 @@
 
 use anyhow::{Result, anyhow, bail};
 
-use super::inspect::shape_text;
 use super::safetensors::TensorEntry;
 use super::safetensors::checkpoint::{Checkpoint, Config};
 use super::{DEFAULT_LAYER_NORM_EPS, OpenOptions};
 use crate::core::tables::block::ModelFamily;
+use crate::core::tables::table::shape_text;
 
 /// Token-table names real checkpoints use, with the family each belongs to.
 const KNOWN_TOKEN_NAMES: [(&str, ModelFamily); 6] = [

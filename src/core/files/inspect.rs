@@ -3,18 +3,14 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
-
 use super::OpenOptions;
 use super::build::check_tokenizer_fits;
 use super::build::read_tables;
 use super::detect::detect;
-use super::gguf::model::inspect_gguf;
 use super::hub_cache::CachedSnapshot;
 use super::locate::file_name;
-use super::ollama::{locate_ollama, ollama_reference};
 use super::safetensors::checkpoint::Checkpoint;
-use crate::core::files::gguf::is_gguf;
+use crate::core::tables::table::shape_text;
 use crate::core::text::printable::printable;
 use crate::core::text::tokenizer::TextTokenizer;
 
@@ -49,22 +45,11 @@ pub struct TensorSummary {
     pub file: PathBuf,
 }
 
-/// Lists every tensor of a checkpoint (name, dtype, shape, file) and what opening it would find.
+/// Lists every tensor of a checkpoint read from `path` (name, dtype, shape, file) and what
+/// opening it would find.
 ///
 /// A checkpoint without a usable embedding table still lists; the detection says why not.
-/// A GGUF file (or `ollama:NAME[:TAG]`) also lists its metadata.
-///
-/// # Errors
-/// When a file is missing, truncated or corrupt, or `config.json` is malformed.
-pub fn inspect(path: &Path) -> Result<Inspection> {
-    if let Some(reference) = ollama_reference(path) {
-        let found = locate_ollama(reference)?;
-        return inspect_gguf(&found.blob, path, Some(found.note));
-    }
-    if path.is_file() && is_gguf(path) {
-        return inspect_gguf(path, path, None);
-    }
-    let checkpoint = Checkpoint::read(path)?;
+pub(super) fn inspect_checkpoint(path: &Path, checkpoint: &Checkpoint) -> Inspection {
     let mut detection: Vec<String> = CachedSnapshot::of(path)
         .map(|snapshot| snapshot.sentence())
         .into_iter()
@@ -72,8 +57,8 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
     detection.push(checkpoint.note.clone());
     let mut warnings = checkpoint.warnings.clone();
     let mut token_table = None;
-    match detect(&checkpoint, &OpenOptions::default())
-        .and_then(|detected| Ok((read_tables(&checkpoint, &detected)?, detected)))
+    match detect(checkpoint, &OpenOptions::default())
+        .and_then(|detected| Ok((read_tables(checkpoint, &detected)?, detected)))
     {
         Ok((tables, detected)) => {
             detection.extend(detected.sentences());
@@ -101,14 +86,14 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
             file: checkpoint.shards[entry.shard].path.clone(),
         })
         .collect();
-    Ok(Inspection {
+    Inspection {
         source: path.to_owned(),
         files: checkpoint.shards.iter().map(|s| s.path.clone()).collect(),
         metadata: Vec::new(),
         tensors,
         detection,
         warnings,
-    })
+    }
 }
 
 impl fmt::Display for Inspection {
@@ -185,17 +170,4 @@ impl fmt::Display for Inspection {
         }
         Ok(())
     }
-}
-
-/// `50257×768`, `768`, or `scalar`: a tensor's shape in a listing or a message, for either
-/// format's dimensions.
-pub(super) fn shape_text<N: ToString>(shape: &[N]) -> String {
-    if shape.is_empty() {
-        return "scalar".to_owned();
-    }
-    shape
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("×")
 }

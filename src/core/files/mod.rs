@@ -12,8 +12,9 @@
 //! the Hugging Face cache, [`ollama`] finds the GGUF blob of a model Ollama has pulled,
 //! [`other_formats`] names files of other formats, [`detect`] decides which tensors are the
 //! embedding tables (as values, turned into sentences last), [`build`] reads those tables and
-//! the tokenizer, [`inspect`] lists what a file holds, [`layer0`] reads a checkpoint's first
-//! attention layer, and [`source`] says which model to build.
+//! the tokenizer, and [`inspect`] lists what a file holds. [`open`] and [`inspect()`] are the
+//! ways in: each finds and reads a model's files once, and [`open`] builds both the model and
+//! its layer 0 from what it read.
 
 pub mod access;
 mod build;
@@ -21,12 +22,10 @@ mod detect;
 pub mod gguf;
 pub mod hub_cache;
 mod inspect;
-mod layer0;
 mod locate;
 mod ollama;
 mod other_formats;
 mod safetensors;
-pub mod source;
 #[cfg(test)]
 mod tests;
 
@@ -34,19 +33,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::core::files::gguf::is_gguf;
-use crate::core::tables::weights::{EmbeddingModel, Provenance};
-use build::{load_tokenizer, read_tables};
-use detect::detect;
-use gguf::model::{gguf_label, open_gguf};
-use hub_cache::CachedSnapshot;
-use locate::label_of;
+use crate::core::analysis::layer0::{Layer0, Unavailable};
+use crate::core::tables::weights::EmbeddingModel;
+use gguf::GgufFile;
+use hub_cache::{CacheEnv, resolve_model_path};
 use ollama::{locate_ollama, ollama_reference};
 use safetensors::checkpoint::Checkpoint;
 
 pub use detect::{LearnedOrigin, NoPositions, PositionSource, padding_position_offset};
-pub use inspect::{Inspection, TensorSummary, inspect};
-pub use layer0::open_layer0;
+pub use inspect::{Inspection, TensorSummary};
 
 /// BERT's `LayerNorm` eps when `config.json` does not give `layer_norm_eps`.
 pub const DEFAULT_LAYER_NORM_EPS: f32 = 1e-12;
@@ -62,59 +57,123 @@ pub struct OpenOptions {
     pub position_tensor: Option<String>,
 }
 
-/// Opens a checkpoint: a folder (`model.safetensors` or shards named by
+/// A model as the user names it: a folder (`model.safetensors` or shards named by
 /// `model.safetensors.index.json`, with `tokenizer.json` and `config.json` when present), a
 /// single `.safetensors` file, a `*.safetensors.index.json`, a GGUF file (told by its first
-/// bytes, whatever its name), or `ollama:NAME[:TAG]`, a model Ollama has pulled.
+/// bytes, whatever its name), `ollama:NAME[:TAG]` (a model Ollama has pulled), or `ORG/NAME`
+/// in the Hugging Face cache when no such path exists.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileSource {
+    /// What the user named.
+    pub name: PathBuf,
+    /// The revision of an `ORG/NAME` model in the cache (`main` when not given).
+    pub revision: Option<String>,
+    /// The environment that says where the Hugging Face cache is.
+    pub cache: CacheEnv,
+}
+
+impl FileSource {
+    /// A model named by its path, with no revision and no cache to look in.
+    #[must_use]
+    pub fn path(name: impl Into<PathBuf>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// A model opened from its files: its tables and tokenizer, and its own first attention layer
+/// read from the same mapped files, or why that cannot be computed.
+pub struct Opened {
+    /// What the name stands for: the path given, or an `ORG/NAME`'s snapshot folder.
+    pub path: PathBuf,
+    /// The embedding tables and the tokenizer.
+    pub model: EmbeddingModel,
+    /// The model's own layer 0, or why it has none that embedlens computes.
+    pub layer0: Result<Layer0, Unavailable>,
+}
+
+/// A model's files, found and read once: its headers parsed, its tensors mapped.
+enum ModelFiles {
+    /// A GGUF file, also an Ollama model's blob: the label to title it and, when it was not
+    /// named by its path, where it was found.
+    Gguf {
+        file: GgufFile,
+        label: String,
+        found: Option<String>,
+    },
+    /// A safetensors checkpoint: its files by path, and its config.
+    Safetensors(Checkpoint),
+}
+
+impl ModelFiles {
+    /// Reads the files `path` stands for, deciding the format once.
+    fn read(path: &Path) -> Result<Self> {
+        if let Some(reference) = ollama_reference(path) {
+            let found = locate_ollama(reference)?;
+            return Ok(Self::Gguf {
+                file: GgufFile::open(&found.blob)?,
+                label: found.label,
+                found: Some(found.note),
+            });
+        }
+        if path.is_file() && gguf::is_gguf(path) {
+            return Ok(Self::Gguf {
+                file: GgufFile::open(path)?,
+                label: gguf::model::gguf_label(path),
+                found: None,
+            });
+        }
+        Ok(Self::Safetensors(Checkpoint::read(path)?))
+    }
+}
+
+/// Opens a model: finds its files (in the Hugging Face cache for `ORG/NAME`, in Ollama's
+/// models folder for `ollama:NAME`), reads them once, and builds from what was read both the
+/// model and its layer 0.
 ///
 /// The files are memory-mapped and only their headers are parsed, so opening does not depend
 /// on their size. The embedding tables are found by the names GPT-2, BERT and Llama-style
 /// checkpoints use; [`EmbeddingModel::detection`] says what was found and why.
 ///
 /// # Errors
-/// When a file is missing, truncated or corrupt, a table is not a two-dimensional f32, f16 or
-/// bf16 tensor (or, in GGUF, one of the quantized types embedlens dequantizes), an Ollama
-/// model is not in Ollama's models folder, the tables disagree in width, the tokenizer's ids outrun the table, or
-/// `config.json` is malformed. Every message names the file.
-pub fn open_model(path: &Path, options: &OpenOptions) -> Result<EmbeddingModel> {
-    if let Some(reference) = ollama_reference(path) {
-        let found = locate_ollama(reference)?;
-        return open_gguf(&found.blob, found.label, Some(found.note), options);
-    }
-    if path.is_file() && is_gguf(path) {
-        return open_gguf(path, gguf_label(path), None, options);
-    }
-    let checkpoint = Checkpoint::read(path)?;
-    let detected = detect(&checkpoint, options)?;
-    let tables = read_tables(&checkpoint, &detected)?;
-    let tokenizer = load_tokenizer(&checkpoint, options, &tables.token, &detected.token)?;
-
-    let mut detection: Vec<String> = CachedSnapshot::of(path)
-        .map(|snapshot| snapshot.sentence())
-        .into_iter()
-        .collect();
-    detection.push(checkpoint.note.clone());
-    detection.extend(detected.sentences());
-    detection.extend(tables.sentences);
-    detection.push(tokenizer.sentence);
-    let mut warnings = checkpoint.warnings.clone();
-    warnings.extend(detected.warnings());
-    warnings.extend(tokenizer.warning);
-
-    let provenance = Provenance {
-        family: detected.family,
-        block: tables.block,
-        detection,
-        warnings,
-        source: Some(path.to_owned()),
-        position_offset: detected.position_offset,
-        padding_id: detected.padding_id,
+/// When `ORG/NAME` is not in the cache, a file is missing, truncated or corrupt, a table is not
+/// a two-dimensional f32, f16 or bf16 tensor (or, in GGUF, one of the quantized types
+/// embedlens dequantizes), an Ollama model is not in Ollama's models folder, the tables
+/// disagree in width, the tokenizer's ids outrun the table, or `config.json` is malformed.
+/// Every message names the file. A model without a usable layer 0 opens, and says why.
+pub fn open(source: &FileSource, options: &OpenOptions) -> Result<Opened> {
+    let path = resolve_model_path(&source.name, source.revision.as_deref(), &source.cache)?;
+    let (model, layer0) = match ModelFiles::read(&path)? {
+        ModelFiles::Gguf { file, label, found } => (
+            gguf::model::open_gguf(&file, label, found, options)?,
+            gguf::layer0::gguf_layer0(&file),
+        ),
+        ModelFiles::Safetensors(checkpoint) => (
+            safetensors::model::checkpoint_model(&path, &checkpoint, options)?,
+            safetensors::layer0::checkpoint_layer0(&checkpoint),
+        ),
     };
-    Ok(EmbeddingModel::new(
-        label_of(path),
-        tokenizer.tokenizer,
-        tables.token,
-        tables.position,
-    )
-    .with_provenance(provenance))
+    Ok(Opened {
+        path,
+        model,
+        layer0,
+    })
+}
+
+/// Lists every tensor of a model's files (name, dtype, shape, file) and what opening them
+/// would find; a GGUF file (or `ollama:NAME[:TAG]`) also lists its metadata.
+///
+/// A checkpoint without a usable embedding table still lists; the detection says why not.
+///
+/// # Errors
+/// When `ORG/NAME` is not in the cache, a file is missing, truncated or corrupt, or
+/// `config.json` is malformed.
+pub fn inspect(source: &FileSource) -> Result<Inspection> {
+    let path = resolve_model_path(&source.name, source.revision.as_deref(), &source.cache)?;
+    Ok(match ModelFiles::read(&path)? {
+        ModelFiles::Gguf { file, found, .. } => gguf::model::inspect_gguf(&file, &path, found),
+        ModelFiles::Safetensors(checkpoint) => inspect::inspect_checkpoint(&path, &checkpoint),
+    })
 }

@@ -87,7 +87,7 @@ fn raw_file(header: &str, data: &[u8]) -> Vec<u8> {
 }
 
 fn open(path: &Path) -> Result<EmbeddingModel> {
-    open_model(path, &OpenOptions::default())
+    super::open(&FileSource::path(path), &OpenOptions::default()).map(|opened| opened.model)
 }
 
 fn open_error(path: &Path) -> String {
@@ -464,7 +464,7 @@ fn sharded_folders_follow_the_index() {
     );
     assert!(model.detection()[0].contains("2 shards named by model.safetensors.index.json"));
 
-    let inspection = inspect(dir.path()).unwrap();
+    let inspection = inspect(&FileSource::path(dir.path())).unwrap();
     assert_eq!(inspection.files.len(), 2);
     let wte = &inspection.tensors[2];
     assert_eq!(wte.name, "transformer.wte.weight");
@@ -507,7 +507,9 @@ fn overrides_choose_the_tables() {
         token_tensor: Some("encoder.tok.weight".to_owned()),
         ..OpenOptions::default()
     };
-    let model = open_model(&file, &options).unwrap();
+    let model = super::open(&FileSource::path(&file), &options)
+        .map(|opened| opened.model)
+        .unwrap();
     assert_eq!(model.family(), ModelFamily::Unknown);
     assert_eq!(model.block(), &EmbeddingBlock::TokenOnly);
 
@@ -516,7 +518,9 @@ fn overrides_choose_the_tables() {
         position_tensor: Some("encoder.pos.weight".to_owned()),
         tokenizer: None,
     };
-    let model = open_model(&file, &options).unwrap();
+    let model = super::open(&FileSource::path(&file), &options)
+        .map(|opened| opened.model)
+        .unwrap();
     assert_eq!(model.block(), &EmbeddingBlock::Sum);
     assert_eq!(model.context_length(), 3);
     assert!(
@@ -530,7 +534,12 @@ fn overrides_choose_the_tables() {
         position_tensor: Some("encoder.missing.weight".to_owned()),
         ..options
     };
-    let error = format!("{:#}", open_model(&file, &options).unwrap_err());
+    let error = format!(
+        "{:#}",
+        super::open(&FileSource::path(&file), &options)
+            .map(|opened| opened.model)
+            .unwrap_err()
+    );
     assert!(
         error.contains("custom.safetensors: no tensor named encoder.missing.weight; it holds"),
         "{error}"
@@ -550,7 +559,9 @@ fn missing_paths_and_empty_folders_are_named() {
         error.contains("no safetensors file in this folder"),
         "{error}"
     );
-    let error = inspect(dir.path()).unwrap_err().to_string();
+    let error = inspect(&FileSource::path(dir.path()))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("no safetensors file"), "{error}");
 }
 
@@ -600,7 +611,7 @@ fn truncated_and_corrupt_files_are_named() {
         std::fs::write(&file, &bytes).unwrap();
         for error in [
             open_error(dir.path()),
-            format!("{:#}", inspect(dir.path()).unwrap_err()),
+            format!("{:#}", inspect(&FileSource::path(dir.path())).unwrap_err()),
         ] {
             assert!(error.contains("model.safetensors: "), "{error}");
             assert!(error.contains(expected), "{error}\nwanted: {expected}");
@@ -644,7 +655,7 @@ fn tables_must_be_two_dimensional_floats_of_one_width() {
         let error = open_error(&file);
         assert!(error.contains(expected), "{error}\nwanted: {expected}");
         // Inspect still lists the tensors and says why they cannot be read.
-        let inspection = inspect(&file).unwrap();
+        let inspection = inspect(&FileSource::path(&file)).unwrap();
         assert!(inspection.detection.join("\n").contains(expected));
     }
 }
@@ -751,7 +762,12 @@ fn a_missing_tokenizer_file_is_named() {
         tokenizer: Some(dir.join("absent.json")),
         ..OpenOptions::default()
     };
-    let error = format!("{:#}", open_model(dir.path(), &options).unwrap_err());
+    let error = format!(
+        "{:#}",
+        super::open(&FileSource::path(dir.path()), &options)
+            .map(|opened| opened.model)
+            .unwrap_err()
+    );
     assert!(error.contains("absent.json"), "{error}");
 }
 
@@ -789,7 +805,7 @@ fn inspection_lists_every_tensor_aligned() {
         bytes: [0i64, 1].iter().flat_map(|v| v.to_le_bytes()).collect(),
     });
     write(&dir.join("model.safetensors"), &specs);
-    let inspection = inspect(dir.path()).unwrap();
+    let inspection = inspect(&FileSource::path(dir.path())).unwrap();
     assert_eq!(inspection.tensors.len(), 7);
     let position_ids = inspection
         .tensors

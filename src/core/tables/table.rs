@@ -498,6 +498,20 @@ impl Table {
     }
 }
 
+/// `50257×768`, `768`, or `scalar`: a tensor's shape in a listing or a message, for either
+/// format's dimensions.
+#[must_use]
+pub fn shape_text<N: ToString>(shape: &[N]) -> String {
+    if shape.is_empty() {
+        return "scalar".to_owned();
+    }
+    shape
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("×")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

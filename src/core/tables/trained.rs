@@ -15,11 +15,8 @@ use ndarray::Array1;
 use safetensors::SafeTensors;
 use safetensors::tensor::{Dtype as FileDtype, TensorInfo};
 
-use crate::core::tables::block::{EmbeddingBlock, LayerNorm, ModelFamily};
+use crate::core::tables::block::{EmbeddingBlock, LayerNorm};
 use crate::core::tables::table::{Bytes, Dtype, Table};
-use crate::core::tables::weights::{EmbeddingModel, Provenance};
-use crate::core::text::tokenizer::TextTokenizer;
-use crate::core::text::vocabulary::{VocabKind, Vocabulary};
 
 /// The trained vocabulary's file, as the script wrote it.
 const ASSET: &[u8] = include_bytes!("../../../assets/trained/minilm.safetensors");
@@ -67,44 +64,6 @@ pub struct TrainedTables {
 #[must_use]
 pub fn tables() -> TrainedTables {
     read(ASSET).expect("the trained vocabulary's file is embedded in the binary")
-}
-
-/// The built-in `trained` vocabulary as a model: the words, their trained rows, the trained
-/// position table and the model's own embedding block (BERT's: token type, then `LayerNorm`).
-///
-/// No seed: [`EmbeddingModel::table_kind`] says these numbers were learned.
-#[must_use]
-pub fn model() -> EmbeddingModel {
-    let tables = tables();
-    let words = tables.words.len() - 1;
-    let provenance = Provenance {
-        family: ModelFamily::Bert,
-        block: tables.block,
-        detection: vec![
-            format!(
-                "trained rows: {MODEL_NAME}'s embeddings.word_embeddings.weight for the {words} \
-                 words of the words vocabulary its uncased tokenizer reads as one token, and \
-                 {UNKNOWN_TOKEN}; built into embedlens (Apache-2.0)"
-            ),
-            format!(
-                "position table: its embeddings.position_embeddings.weight, \
-                 {CONTEXT_LENGTH}×{DIMS} f32"
-            ),
-            "the embedding block outputs LayerNorm(token + token type + position), as BERT's \
-             does"
-                .to_owned(),
-        ],
-        ..Provenance::default()
-    };
-    let vocabulary =
-        Vocabulary::with_unknown(VocabKind::Trained.name(), tables.words, UNKNOWN_TOKEN);
-    EmbeddingModel::new(
-        VocabKind::Trained.name(),
-        Some(TextTokenizer::Words(vocabulary)),
-        tables.token_table,
-        Some(tables.position_table),
-    )
-    .with_provenance(provenance)
 }
 
 /// Reads the trained vocabulary's parts from a file laid out as the script writes it.
@@ -195,6 +154,9 @@ fn tensor<'a>(
 mod tests {
     use super::*;
     use crate::core::analysis::similarity::nearest_rows;
+    use crate::core::tables::block::ModelFamily;
+    use crate::core::tables::weights::EmbeddingModel;
+    use crate::core::text::vocabulary::VocabKind;
 
     /// Rows read straight from the model's own file by the script, as f32 bits.
     fn fixture() -> serde_json::Value {
@@ -290,7 +252,7 @@ mod tests {
 
     #[test]
     fn the_model_is_trained_and_its_block_is_berts() {
-        let model = model();
+        let model = EmbeddingModel::builtin(VocabKind::Trained, 0);
         assert!(model.is_trained());
         assert_eq!(model.seed(), None);
         assert_eq!(

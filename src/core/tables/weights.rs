@@ -165,6 +165,44 @@ fn byte_size(bytes: u128) -> String {
     format!("{size} {}", units[unit])
 }
 
+/// The built-in `trained` vocabulary as a model: the words, their trained rows, the trained
+/// position table and the model's own embedding block (BERT's: token type, then `LayerNorm`).
+///
+/// No seed: [`EmbeddingModel::table_kind`] says these numbers were learned.
+fn trained_model() -> EmbeddingModel {
+    let tables = trained::tables();
+    let words = tables.words.len() - 1;
+    let (name, unknown) = (trained::MODEL_NAME, trained::UNKNOWN_TOKEN);
+    let (context_length, dims) = (trained::CONTEXT_LENGTH, trained::DIMS);
+    let provenance = Provenance {
+        family: ModelFamily::Bert,
+        block: tables.block,
+        detection: vec![
+            format!(
+                "trained rows: {name}'s embeddings.word_embeddings.weight for the {words} \
+                 words of the words vocabulary its uncased tokenizer reads as one token, and \
+                 {unknown}; built into embedlens (Apache-2.0)"
+            ),
+            format!(
+                "position table: its embeddings.position_embeddings.weight, \
+                 {context_length}×{dims} f32"
+            ),
+            "the embedding block outputs LayerNorm(token + token type + position), as BERT's \
+             does"
+                .to_owned(),
+        ],
+        ..Provenance::default()
+    };
+    let vocabulary = Vocabulary::with_unknown(VocabKind::Trained.name(), tables.words, unknown);
+    EmbeddingModel::new(
+        VocabKind::Trained.name(),
+        Some(TextTokenizer::Words(vocabulary)),
+        tables.token_table,
+        Some(tables.position_table),
+    )
+    .with_provenance(provenance)
+}
+
 /// The width and context length of each built-in vocabulary.
 fn builtin_shape(kind: VocabKind) -> (usize, usize) {
     match kind {
@@ -206,11 +244,11 @@ impl EmbeddingModel {
     /// A built-in vocabulary with `torch.manual_seed(seed)`, its token table, then its position table.
     ///
     /// `gpt2` has 256 dimensions here; [`EmbeddingModel::gpt2`] takes another width. `trained`
-    /// is no draw: it is all-MiniLM-L6-v2's own rows ([`trained::model`]), whatever the seed.
+    /// is no draw: it is all-MiniLM-L6-v2's own rows ([`trained`]), whatever the seed.
     #[must_use]
     pub fn builtin(kind: VocabKind, seed: u64) -> Self {
         if kind == VocabKind::Trained {
-            return trained::model();
+            return trained_model();
         }
         let Some(vocabulary) = Vocabulary::builtin(kind) else {
             return Self::gpt2(seed, as_width(DEFAULT_GPT2_DIMS));

@@ -517,12 +517,15 @@ fn epsilon(settings: &Settings, keys: &[&str], default: f64) -> Result<(f64, Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::files::open_layer0;
+    use crate::core::files::{FileSource, OpenOptions, open};
 
     fn llama() -> Layer0 {
         let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/layer0/llama_gqa_bf16");
-        open_layer0(&folder).unwrap().unwrap()
+        open(&FileSource::path(&folder), &OpenOptions::default())
+            .map(|opened| opened.layer0)
+            .unwrap()
+            .unwrap()
     }
 
     #[expect(clippy::float_cmp, reason = "the same arithmetic gives the same bits")]
@@ -561,9 +564,13 @@ mod tests {
         let layer = llama();
         let rows = layer.input.token_table().rows();
         assert!(layer.copy_scores(rows, 2, true).is_none());
-        let bert = open_layer0(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert"),
+        let bert = open(
+            &FileSource::path(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert"),
+            ),
+            &OpenOptions::default(),
         )
+        .map(|opened| opened.layer0)
         .unwrap()
         .unwrap();
         assert!(bert.copy_scores(1, 2, true).is_none());

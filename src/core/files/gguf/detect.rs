@@ -12,8 +12,8 @@ use anyhow::{Result, anyhow, bail};
 use super::{GgufFile, GgufTensor, MetadataValue};
 use crate::core::files::OpenOptions;
 use crate::core::files::detect::{LearnedOrigin, NoPositions, PositionSource};
-use crate::core::files::inspect::shape_text;
 use crate::core::tables::block::ModelFamily;
+use crate::core::tables::table::shape_text;
 
 /// llama.cpp's name for the token table.
 pub(in crate::core::files) const TOKEN_TABLE: &str = "token_embd.weight";

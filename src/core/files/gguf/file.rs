@@ -15,7 +15,7 @@ use anyhow::{Result, anyhow, bail};
 use super::ggml_type::GgmlType;
 use super::value::MetadataValue;
 use crate::core::files::access::{map_read_only, open_regular};
-use crate::core::files::inspect::shape_text;
+use crate::core::tables::table::shape_text;
 use crate::core::tables::table::{Bytes, Table};
 
 /// `GGUF` read as a little-endian u32.

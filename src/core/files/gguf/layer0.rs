@@ -7,8 +7,6 @@
 //! rows, Gemma's norm weights with their 1 added) is said per architecture in
 //! [`ARCHITECTURES`], and the layer undoes it in its arithmetic rather than by copying weights.
 
-use std::path::Path;
-
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value};
 
@@ -218,28 +216,21 @@ const ARCHITECTURES: [GgufArchitecture; 9] = [
     },
 ];
 
-/// Reads layer 0 of a GGUF file, or says why it cannot be computed.
-///
-/// # Errors
-/// When the file is not readable GGUF; a file without a usable layer 0 is `Ok(Err(why))`.
-pub(in crate::core::files) fn open_gguf_layer0(path: &Path) -> Result<Result<Layer0, Unavailable>> {
-    let file = GgufFile::open(path)?;
+/// Reads layer 0 of an opened GGUF file, or says why it cannot be computed.
+pub(in crate::core::files) fn gguf_layer0(file: &GgufFile) -> Result<Layer0, Unavailable> {
     let Some(name) = file.text("general.architecture") else {
-        return Ok(Err(Unavailable::GgufArchitecture(None)));
+        return Err(Unavailable::GgufArchitecture(None));
     };
     let Some(architecture) = ARCHITECTURES.iter().find(|known| known.name == name) else {
-        return Ok(Err(Unavailable::GgufArchitecture(Some(name.to_owned()))));
+        return Err(Unavailable::GgufArchitecture(Some(name.to_owned())));
     };
     let source = GgufTensors {
-        file: &file,
+        file,
         names: architecture.names,
         conversion: architecture.conversion,
     };
-    let settings = match settings(&file, architecture) {
-        Ok(settings) => settings,
-        Err(error) => return Ok(Err(error.into())),
-    };
-    Ok(load(&source, Some(&settings)))
+    let settings = settings(file, architecture)?;
+    load(&source, Some(&settings))
 }
 
 /// The metadata as the `config.json` settings layer 0 reads.
@@ -445,6 +436,7 @@ impl TensorSource for GgufTensors<'_> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
     use std::sync::Arc;
 
     use super::*;
@@ -546,7 +538,7 @@ mod tests {
         let folder = crate::core::test_fixtures::TempDir::new(name);
         let path = folder.join("tiny.gguf");
         writer.write(&path).unwrap();
-        open_gguf_layer0(&path).unwrap()
+        gguf_layer0(&GgufFile::open(&path).unwrap())
     }
 
     #[test]

@@ -27,18 +27,18 @@ use crate::core::text::tokenizer::TextTokenizer;
 /// named or beside the file cannot be read or does not fit. A tokenizer in the metadata that
 /// cannot be rebuilt is not an error: the model opens for ids, and says why.
 pub(in crate::core::files) fn open_gguf(
-    path: &Path,
+    file: &GgufFile,
     label: String,
     found: Option<String>,
     options: &OpenOptions,
 ) -> Result<EmbeddingModel> {
-    let file = GgufFile::open(path)?;
-    let detected = detect_gguf(&file, options)?;
-    let (token, position, block, block_sentences) = read_tables(&file, &detected)?;
-    let tokenizer = load_tokenizer(&file, options, &token, &detected.token, &label)?;
+    let path = file.path();
+    let detected = detect_gguf(file, options)?;
+    let (token, position, block, block_sentences) = read_tables(file, &detected)?;
+    let tokenizer = load_tokenizer(file, options, &token, &detected.token, &label)?;
 
     let mut detection: Vec<String> = found.into_iter().collect();
-    detection.push(file_note(path, &file));
+    detection.push(file_note(path, file));
     detection.extend(detected.sentences());
     detection.extend(block_sentences);
     detection.push(tokenizer.sentence);
@@ -197,23 +197,20 @@ fn beside(path: &Path) -> Option<PathBuf> {
 }
 
 /// Lists a GGUF file: its metadata, every tensor (file order), and what opening it would find.
-///
-/// # Errors
-/// When the file is not readable GGUF.
 pub(in crate::core::files) fn inspect_gguf(
-    path: &Path,
+    file: &GgufFile,
     shown: &Path,
     found: Option<String>,
-) -> Result<Inspection> {
-    let file = GgufFile::open(path)?;
+) -> Inspection {
+    let path = file.path();
     let mut detection: Vec<String> = found.into_iter().collect();
-    detection.push(file_note(path, &file));
+    detection.push(file_note(path, file));
     let mut warnings = Vec::new();
-    let found = detect_gguf(&file, &OpenOptions::default()).and_then(|detected| {
-        let (token, _, _, block_sentences) = read_tables(&file, &detected)?;
+    let found = detect_gguf(file, &OpenOptions::default()).and_then(|detected| {
+        let (token, _, _, block_sentences) = read_tables(file, &detected)?;
         let label = gguf_label(path);
         let options = OpenOptions::default();
-        let tokenizer = load_tokenizer(&file, &options, &token, &detected.token, &label);
+        let tokenizer = load_tokenizer(file, &options, &token, &detected.token, &label);
         Ok((detected, block_sentences, tokenizer))
     });
     match found {
@@ -245,7 +242,7 @@ pub(in crate::core::files) fn inspect_gguf(
             file: path.to_owned(),
         })
         .collect();
-    Ok(Inspection {
+    Inspection {
         source: shown.to_owned(),
         files: vec![path.to_owned()],
         metadata: file
@@ -256,7 +253,7 @@ pub(in crate::core::files) fn inspect_gguf(
         tensors,
         detection,
         warnings,
-    })
+    }
 }
 
 /// A GGUF file's name without `.gguf`, to title the model.

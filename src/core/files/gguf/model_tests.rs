@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use super::model::{gguf_label, inspect_gguf, open_gguf};
-use super::{GgmlType, GgufWriter, MetadataValue};
+use super::{GgmlType, GgufFile, GgufWriter, MetadataValue};
 use crate::core::files::ollama::locate_in;
-use crate::core::files::{OpenOptions, inspect, open_model};
+use crate::core::files::{FileSource, OpenOptions, inspect, open};
 use crate::core::tables::block::{EmbeddingBlock, ModelFamily};
 use crate::core::test_fixtures::TempDir;
 
@@ -35,7 +35,9 @@ fn a_llama_gguf_opens_rotary_with_the_tokenizer_from_its_metadata() {
     let folder = TempDir::new("llama");
     let copy = folder.path().join("smollm.gguf");
     std::fs::copy(&path, &copy).unwrap();
-    let model = open_model(&copy, &OpenOptions::default()).unwrap();
+    let model = open(&FileSource::path(&copy), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
     assert_eq!(model.label(), "smollm");
     assert_eq!((model.rows(), model.dims()), (421, 2));
     assert_eq!(model.family(), ModelFamily::Rotary);
@@ -73,7 +75,12 @@ fn a_llama_gguf_opens_rotary_with_the_tokenizer_from_its_metadata() {
 
 #[test]
 fn a_tokenizer_json_beside_the_file_wins() {
-    let model = open_model(&fixture("spm").join("model.gguf"), &OpenOptions::default()).unwrap();
+    let model = open(
+        &FileSource::path(fixture("spm").join("model.gguf")),
+        &OpenOptions::default(),
+    )
+    .map(|opened| opened.model)
+    .unwrap();
     let detection = model.detection().join("\n");
     assert!(
         detection.contains("tokenizer.json (700 ids), used instead of the file's own"),
@@ -90,10 +97,11 @@ fn a_gpt2_gguf_adds_its_learned_position_table() {
         .number("gpt2.embedding_length", 4)
         .f32_table("token_embd.weight", 5, 4, &values(20))
         .f32_table("position_embd.weight", 3, 4, &values(12));
-    let model = open_model(
-        &write_gguf(&folder, "tiny.gguf", &writer),
+    let model = open(
+        &FileSource::path(write_gguf(&folder, "tiny.gguf", &writer)),
         &OpenOptions::default(),
     )
+    .map(|opened| opened.model)
     .unwrap();
     assert_eq!(model.family(), ModelFamily::Gpt2);
     assert_eq!(model.block(), &EmbeddingBlock::Sum);
@@ -141,10 +149,11 @@ fn a_bert_gguf_normalises_the_sum() {
             GgmlType(0),
             [0.0f32, 1.0].iter().flat_map(|v| v.to_le_bytes()).collect(),
         );
-    let model = open_model(
-        &write_gguf(&folder, "bert.gguf", &writer),
+    let model = open(
+        &FileSource::path(write_gguf(&folder, "bert.gguf", &writer)),
         &OpenOptions::default(),
     )
+    .map(|opened| opened.model)
     .unwrap();
     assert_eq!(model.family(), ModelFamily::Bert);
     let EmbeddingBlock::Bert {
@@ -172,10 +181,11 @@ fn quantized_tables_open_and_unreadable_ones_are_named() {
     let writer = GgufWriter::new()
         .text("general.architecture", "llama")
         .tensor("token_embd.weight", &[2, 32], GgmlType(8), data);
-    let model = open_model(
-        &write_gguf(&folder, "q8.gguf", &writer),
+    let model = open(
+        &FileSource::path(write_gguf(&folder, "q8.gguf", &writer)),
         &OpenOptions::default(),
     )
+    .map(|opened| opened.model)
     .unwrap();
     assert_eq!(model.lookup(1).unwrap()[1].to_bits(), 16.5f32.to_bits());
     assert_eq!(model.token_table().dtype().unwrap().to_string(), "q8_0");
@@ -191,13 +201,15 @@ fn quantized_tables_open_and_unreadable_ones_are_named() {
     let path = write_gguf(&folder, "iq4.gguf", &writer);
     let error = format!(
         "{:#}",
-        open_model(&path, &OpenOptions::default()).unwrap_err()
+        open(&FileSource::path(&path), &OpenOptions::default())
+            .map(|opened| opened.model)
+            .unwrap_err()
     );
     assert!(
         error.contains("tensor token_embd.weight is IQ4_XS, which embedlens cannot dequantize"),
         "{error}"
     );
-    let listed = inspect(&path).unwrap().to_string();
+    let listed = inspect(&FileSource::path(&path)).unwrap().to_string();
     assert!(listed.contains("no embedding table read:"), "{listed}");
     assert!(
         listed.contains("token_embd.weight  IQ4_XS  2×256"),
@@ -211,10 +223,11 @@ fn a_missing_token_table_names_the_embedding_like_tensors() {
     let writer = GgufWriter::new().f32_table("tok_embeddings.weight", 2, 2, &values(4));
     let error = format!(
         "{:#}",
-        open_model(
-            &write_gguf(&folder, "odd.gguf", &writer),
+        open(
+            &FileSource::path(write_gguf(&folder, "odd.gguf", &writer)),
             &OpenOptions::default()
         )
+        .map(|opened| opened.model)
         .unwrap_err()
     );
     assert!(error.contains("no tensor named token_embd.weight; its embedding-like tensors are tok_embeddings.weight"), "{error}");
@@ -222,7 +235,9 @@ fn a_missing_token_table_names_the_embedding_like_tensors() {
         token_tensor: Some("tok_embeddings.weight".to_owned()),
         ..OpenOptions::default()
     };
-    let model = open_model(&folder.path().join("odd.gguf"), &options).unwrap();
+    let model = open(&FileSource::path(folder.path().join("odd.gguf")), &options)
+        .map(|opened| opened.model)
+        .unwrap();
     assert!(
         model
             .detection()
@@ -234,7 +249,7 @@ fn a_missing_token_table_names_the_embedding_like_tensors() {
 #[test]
 fn inspect_lists_metadata_tensors_and_detection() {
     let path = fixture("llama3").join("model.gguf");
-    let listed = inspect_gguf(&path, &path, None).unwrap().to_string();
+    let listed = inspect_gguf(&GgufFile::open(&path).unwrap(), &path, None).to_string();
     assert!(
         listed.contains("metadata:\n  general.architecture"),
         "{listed}"
@@ -270,8 +285,9 @@ fn an_ollama_blob_opens_under_its_model_name() {
     )
     .unwrap();
     let found = locate_in(&root, "test", "tiny").unwrap();
+    let file = GgufFile::open(&found.blob).unwrap();
     let model = open_gguf(
-        &found.blob,
+        &file,
         found.label,
         Some(found.note),
         &OpenOptions::default(),

@@ -3,13 +3,16 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
+use ndarray::Array1;
 use serde_json::{Map, Value};
 
 use super::{Shard, TensorEntry, read_shard};
 use crate::core::files::access::read_json_text;
 use crate::core::files::locate::{file_name, locate};
+use crate::core::tables::table::{Dtype, Table};
 
 /// `config.json`, read as far as embedlens needs it.
 pub(in crate::core::files) struct Config {
@@ -185,4 +188,80 @@ impl Checkpoint {
         };
         format!("it holds {}{more}", names.join(", "))
     }
+}
+
+/// The table's dtype, if it is one embedlens can read.
+pub(in crate::core::files) fn float_dtype(
+    checkpoint: &Checkpoint,
+    entry: &TensorEntry,
+) -> Result<Dtype> {
+    match entry.dtype {
+        safetensors::Dtype::F32 => Ok(Dtype::F32),
+        safetensors::Dtype::F16 => Ok(Dtype::F16),
+        safetensors::Dtype::BF16 => Ok(Dtype::BF16),
+        other => bail!(
+            "{}: tensor {} is {other}; embedding tables must be f32, f16 or bf16",
+            checkpoint.file_of(entry).display(),
+            entry.name
+        ),
+    }
+}
+
+/// A two-dimensional float tensor, read in place.
+pub(in crate::core::files) fn mapped_table(checkpoint: &Checkpoint, name: &str) -> Result<Table> {
+    let entry = checkpoint.require(name)?;
+    let file = checkpoint.file_of(entry);
+    let dtype = float_dtype(checkpoint, entry)?;
+    let &[rows, cols] = entry.shape.as_slice() else {
+        bail!(
+            "{}: tensor {name} has shape [{}]; an embedding table must be two-dimensional \
+             (rows × width)",
+            file.display(),
+            comma_separated(&entry.shape)
+        );
+    };
+    if rows == 0 || cols == 0 {
+        bail!(
+            "{}: tensor {name} is {rows}×{cols}; an embedding table needs at least one row and \
+             one column",
+            file.display()
+        );
+    }
+    let bytes = Arc::clone(&checkpoint.shards[entry.shard].bytes);
+    Table::mapped(bytes, entry.data_start, dtype, rows, cols)
+        .map_err(|error| anyhow!("{}: tensor {name}: {error}", file.display()))
+}
+
+/// A shape as a message writes it between brackets: `50257, 768`.
+fn comma_separated(shape: &[usize]) -> String {
+    shape
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A one-dimensional float tensor of a given width, read into memory.
+pub(in crate::core::files) fn mapped_vector(
+    checkpoint: &Checkpoint,
+    name: &str,
+    width: usize,
+) -> Result<Array1<f32>> {
+    let entry = checkpoint.require(name)?;
+    let file = checkpoint.file_of(entry);
+    let dtype = float_dtype(checkpoint, entry)?;
+    if entry.shape != [width] {
+        bail!(
+            "{}: tensor {name} has shape [{}]; it should hold one number for each of the {width} \
+             dimensions",
+            file.display(),
+            comma_separated(&entry.shape)
+        );
+    }
+    let bytes = Arc::clone(&checkpoint.shards[entry.shard].bytes);
+    let table = Table::mapped(bytes, entry.data_start, dtype, 1, width)
+        .map_err(|error| anyhow!("{}: tensor {name}: {error}", file.display()))?;
+    table
+        .row(0)
+        .ok_or_else(|| anyhow!("{}: tensor {name} could not be read", file.display()))
 }

@@ -1,21 +1,22 @@
 //! The safetensors format: mapping a file, parsing its header with
-//! the safetensors crate, and reading a tensor in place as a [`Table`]; a [`checkpoint`] holds
-//! every tensor of a checkpoint's files by name, with its `config.json`.
+//! the safetensors crate, and reading a tensor in place as a table; a [`checkpoint`] holds
+//! every tensor of a checkpoint's files by name, with its `config.json`, [`model`] reads its
+//! tables and tokenizer as a model, and [`layer0`] its first attention layer.
 
 pub(super) mod checkpoint;
+pub(super) mod layer0;
+pub(super) mod model;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
-use ndarray::Array1;
 use safetensors::tensor::{Metadata, TensorInfo};
 use safetensors::{SafeTensorError, SafeTensors};
 
 use super::other_formats::OtherFormat;
 use crate::core::files::access::{map_read_only, open_regular};
-use crate::core::tables::table::{Bytes, Dtype, Table};
-use checkpoint::Checkpoint;
+use crate::core::tables::table::Bytes;
 
 /// A safetensors file starts with the header's length as a little-endian u64.
 pub(super) const LENGTH_BYTES: usize = 8;
@@ -153,78 +154,4 @@ pub(super) fn data_length_mismatch(bytes: &[u8]) -> Option<String> {
             available - claimed
         )
     })
-}
-
-/// The table's dtype, if it is one embedlens can read.
-pub(super) fn float_dtype(checkpoint: &Checkpoint, entry: &TensorEntry) -> Result<Dtype> {
-    match entry.dtype {
-        safetensors::Dtype::F32 => Ok(Dtype::F32),
-        safetensors::Dtype::F16 => Ok(Dtype::F16),
-        safetensors::Dtype::BF16 => Ok(Dtype::BF16),
-        other => bail!(
-            "{}: tensor {} is {other}; embedding tables must be f32, f16 or bf16",
-            checkpoint.file_of(entry).display(),
-            entry.name
-        ),
-    }
-}
-
-/// A two-dimensional float tensor, read in place.
-pub(super) fn mapped_table(checkpoint: &Checkpoint, name: &str) -> Result<Table> {
-    let entry = checkpoint.require(name)?;
-    let file = checkpoint.file_of(entry);
-    let dtype = float_dtype(checkpoint, entry)?;
-    let &[rows, cols] = entry.shape.as_slice() else {
-        bail!(
-            "{}: tensor {name} has shape [{}]; an embedding table must be two-dimensional \
-             (rows × width)",
-            file.display(),
-            entry
-                .shape
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    };
-    if rows == 0 || cols == 0 {
-        bail!(
-            "{}: tensor {name} is {rows}×{cols}; an embedding table needs at least one row and \
-             one column",
-            file.display()
-        );
-    }
-    let bytes = Arc::clone(&checkpoint.shards[entry.shard].bytes);
-    Table::mapped(bytes, entry.data_start, dtype, rows, cols)
-        .map_err(|error| anyhow!("{}: tensor {name}: {error}", file.display()))
-}
-
-/// A one-dimensional float tensor of a given width, read into memory.
-pub(super) fn mapped_vector(
-    checkpoint: &Checkpoint,
-    name: &str,
-    width: usize,
-) -> Result<Array1<f32>> {
-    let entry = checkpoint.require(name)?;
-    let file = checkpoint.file_of(entry);
-    let dtype = float_dtype(checkpoint, entry)?;
-    if entry.shape != [width] {
-        bail!(
-            "{}: tensor {name} has shape [{}]; it should hold one number for each of the {width} \
-             dimensions",
-            file.display(),
-            entry
-                .shape
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let bytes = Arc::clone(&checkpoint.shards[entry.shard].bytes);
-    let table = Table::mapped(bytes, entry.data_start, dtype, 1, width)
-        .map_err(|error| anyhow!("{}: tensor {name}: {error}", file.display()))?;
-    table
-        .row(0)
-        .ok_or_else(|| anyhow!("{}: tensor {name} could not be read", file.display()))
 }
