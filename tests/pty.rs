@@ -1090,3 +1090,66 @@ fn the_whole_lesson_at_80_by_24_and_the_sentence_comes_back() {
     session.press(b"q");
     session.assert_clean_exit();
 }
+
+/// `count` characters of typed text (not a bracketed paste), as a terminal without bracketed
+/// paste, a slow paste or a stuck key sends them.
+fn typed_flood(count: usize) -> Vec<u8> {
+    "the dog bites the man "
+        .bytes()
+        .cycle()
+        .take(count)
+        .collect()
+}
+
+#[test]
+fn a_typed_flood_is_taken_in_whole_and_ctrl_c_in_its_middle_quits_at_once() {
+    // Typing mode, then compare mode's second sentence, with GPT-2's tokenizer: each typed
+    // key used to re-tokenise and re-derive everything (minutes of work for 10,000 keys).
+    for compare in [false, true] {
+        let mut session = Session::launch(&["--vocab", "gpt2"]);
+        session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+        if compare {
+            session.press(ENTER);
+            session.wait_for_text("EXPLORE");
+            session.press(b"c");
+            session.wait_for_text("Compare");
+            session.press(b"I");
+        }
+        session.press(CTRL_U);
+        let mut flood = typed_flood(10_000);
+        flood.extend_from_slice(b"zebra");
+        session.press_bounded(flood);
+        // The whole flood is read and tokenised well within the test's timeout.
+        session.wait_for_text("zebra");
+        session.press_bounded(typed_flood(5_000));
+        session.press_bounded(CTRL_C.to_vec());
+        session.press_bounded(typed_flood(5_000));
+        session.assert_clean_exit();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_from_outside_restores_the_terminal_and_ends_as_the_signal_does() {
+    for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGQUIT] {
+        let mut session = Session::launch(&[]);
+        session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+        let pid = session
+            .child
+            .process_id()
+            .expect("the child has a process id");
+        #[expect(
+            unsafe_code,
+            reason = "kill(2) sends a signal to the child; no memory is touched"
+        )]
+        // SAFETY: kill only sends a signal to the process the test started.
+        let sent = unsafe { libc::kill(libc::pid_t::try_from(pid).expect("a pid"), signal) };
+        assert_eq!(sent, 0, "the signal was sent");
+        let (status, raw) = session.wait_for_exit();
+        assert!(
+            !status.success() && status.signal().is_some(),
+            "signal {signal}: ended by the signal, as its default action ends a process: {status}"
+        );
+        session.assert_restored(&raw);
+    }
+}

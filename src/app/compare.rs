@@ -50,6 +50,11 @@ impl CompareMode {
         self.other.input(key);
     }
 
+    /// Inserts pasted (or typed-together) text into the second sentence at its cursor.
+    pub fn paste(&mut self, text: &str) {
+        self.other.paste(text);
+    }
+
     /// Sends typing to the second sentence, or back to the first.
     pub fn set_editing_other(&mut self, editing_other: bool) {
         self.editing_other = editing_other;

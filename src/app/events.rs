@@ -10,6 +10,13 @@ use super::App;
 use super::navigation::Focus;
 use crate::action::{Action, Scope, action_for_key};
 
+/// Whether an event is a key that quits from anywhere (Ctrl+C), as the key table says.
+fn quits_from_anywhere(event: &Event) -> bool {
+    event
+        .as_key_press_event()
+        .is_some_and(|key| action_for_key(key, Scope::Anywhere) == Some(Action::Quit))
+}
+
 /// How often the explorer looks again while a table is being generated.
 const TICK: Duration = Duration::from_millis(100);
 
@@ -55,8 +62,12 @@ impl App {
     /// Applies `first` and then every event already queued, so a burst of keys costs one frame
     /// rather than one frame a key.
     ///
-    /// `queued` returns the next event without waiting, or `None` when none is queued. Stops at
-    /// a quit, and at `until` so that a flood of keys still shows a frame now and then.
+    /// `queued` returns the next event without waiting, or `None` when none is queued. Reading
+    /// stops at `until`, so that a flood of keys still shows a frame now and then. A key that
+    /// quits from anywhere (Ctrl+C) is looked for among everything read before anything is
+    /// applied, so it acts at once however much typing queued before it. Typed text is applied
+    /// key by key, but what depends on the sentence is derived once, after the last key of a
+    /// run of typing: a flood that is not a bracketed paste costs what a paste costs.
     ///
     /// # Errors
     /// When `queued` cannot read the terminal.
@@ -66,24 +77,88 @@ impl App {
         mut queued: impl FnMut() -> std::io::Result<Option<Event>>,
         until: Instant,
     ) -> std::io::Result<()> {
-        self.handle_event(first);
-        while self.running && Instant::now() < until {
+        let mut events = vec![first.clone()];
+        while Instant::now() < until {
             let Some(event) = queued()? else { break };
-            self.handle_event(&event);
+            events.push(event);
+        }
+        if events.iter().any(quits_from_anywhere) {
+            self.update(Action::Quit);
+            return Ok(());
+        }
+        let mut edited = false;
+        // Characters typed one after another, inserted together: a text area inserts a key in
+        // time that grows with its line, so ten thousand keys one by one took seconds.
+        let mut typed = String::new();
+        for event in &events {
+            if !self.running {
+                break;
+            }
+            if let Some(c) = self.typed_char(event) {
+                typed.push(c);
+                continue;
+            }
+            if !typed.is_empty() {
+                edited = self.apply_deferred(Action::Paste(std::mem::take(&mut typed)), edited);
+            }
+            edited = self.handle_event_deferred(event, edited);
+        }
+        if !typed.is_empty() {
+            edited = self.apply_deferred(Action::Paste(typed), edited);
+        }
+        if edited {
+            self.derive();
         }
         Ok(())
     }
 
+    /// The character an event types into the sentence being edited, if it types one.
+    fn typed_char(&self, event: &Event) -> Option<char> {
+        match self.action_for_event(event)? {
+            Action::Edit(KeyEvent {
+                code: KeyCode::Char(c),
+                modifiers,
+                ..
+            }) if (modifiers - KeyModifiers::SHIFT).is_empty() => Some(c),
+            _ => None,
+        }
+    }
+
     /// Turns a terminal event into an action and applies it.
     pub fn handle_event(&mut self, event: &Event) {
+        if self.handle_event_deferred(event, false) {
+            self.derive();
+        }
+    }
+
+    /// Applies an event; an edit of the sentence leaves the derive step for later.
+    ///
+    /// `edited` says whether an earlier edit still waits for the derive step; any other action
+    /// runs it first, since it may read what the sentence derives (its tokens). Returns whether
+    /// an edit waits for the derive step now.
+    fn handle_event_deferred(&mut self, event: &Event, edited: bool) -> bool {
         if let Some((escape, key)) = self.escape_then_key(event) {
-            self.handle_event(&escape);
-            self.handle_event(&key);
-            return;
+            let edited = self.handle_event_deferred(&escape, edited);
+            return self.handle_event_deferred(&key, edited);
         }
-        if let Some(action) = self.action_for_event(event) {
-            self.update(action);
+        let Some(action) = self.action_for_event(event) else {
+            return edited;
+        };
+        self.apply_deferred(action, edited)
+    }
+
+    /// Applies an action; an edit of the sentence leaves the derive step for later (see
+    /// [`App::handle_event_deferred`]).
+    fn apply_deferred(&mut self, action: Action, edited: bool) -> bool {
+        if matches!(action, Action::Edit(_) | Action::Paste(_)) {
+            self.apply_edit(action);
+            return true;
         }
+        if edited {
+            self.derive();
+        }
+        self.update(action);
+        false
     }
 
     /// Esc and a key that arrived together, split again.

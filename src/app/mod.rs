@@ -221,6 +221,14 @@ impl App {
         self.derive();
     }
 
+    /// Applies an edit of the sentence (a typed key or a paste) without the derive step, which
+    /// the caller runs once after a run of edits.
+    fn apply_edit(&mut self, action: Action) {
+        debug_assert!(matches!(action, Action::Edit(_) | Action::Paste(_)));
+        self.status = None;
+        self.apply(action);
+    }
+
     /// Recomputes what depends on the inputs that changed.
     fn derive(&mut self) {
         let text = self.editor.text();
@@ -334,10 +342,15 @@ impl App {
                 }
             }
             Action::Edit(key) => self.edit(key),
+            // Into the sentence being edited (compare mode's second one too); from elsewhere,
+            // into the input, which then has the keyboard.
             Action::Paste(text) => {
                 self.nav.focus = Focus::Input;
                 self.settings.help_open = false;
-                self.editor.paste(&text);
+                match self.compare.as_mut().filter(|c| c.editing_other()) {
+                    Some(compare) => compare.paste(&text),
+                    None => self.editor.paste(&text),
+                }
             }
         }
     }

@@ -658,3 +658,60 @@ fn a_large_tables_typical_magnitude_is_sampled_off_the_key_path_once() {
     app.handle_event(&key(KeyCode::Char('x')));
     assert_eq!(counts(&app).scale, before, "a key samples nothing again");
 }
+
+#[test]
+fn a_flood_of_typed_keys_is_tokenised_once_not_once_a_key() {
+    let mut app = App::new(Options::default());
+    let before = app.recomputations().tokens;
+    let flood: Vec<Event> = " the dog bites the man"
+        .repeat(400)
+        .chars()
+        .map(|c| key(KeyCode::Char(c)))
+        .collect();
+    app.handle_queued(&key(KeyCode::Char(' ')), queue_of(flood), no_deadline())
+        .expect("the queue reads");
+    assert_eq!(
+        app.recomputations().tokens - before,
+        1,
+        "one derive for the whole flood"
+    );
+    assert_eq!(app.tokens().len(), 4 + 5 * 400);
+}
+
+#[test]
+fn a_key_after_typing_sees_the_typed_sentence() {
+    // Enter reads the tokens derived from what was typed before it in the same burst.
+    let mut app = App::new(Options::default());
+    let mut burst: Vec<Event> = " man".chars().map(|c| key(KeyCode::Char(c))).collect();
+    burst.push(key(KeyCode::Enter));
+    burst.push(key(KeyCode::End));
+    app.handle_queued(&key(KeyCode::Char(' ')), queue_of(burst), no_deadline())
+        .expect("the queue reads");
+    assert_eq!(app.focus(), Focus::Explorer);
+    assert_eq!(
+        app.step(),
+        4,
+        "End steps to the typed word, the fifth token"
+    );
+}
+
+#[test]
+fn typing_together_into_compare_modes_second_sentence_lands_there() {
+    let mut app = App::new(Options::default());
+    app.handle_event(&key(KeyCode::Enter));
+    app.handle_event(&key(KeyCode::Char('c')));
+    app.handle_event(&key(KeyCode::Char('I')));
+    let text_a = app.text();
+    let burst: Vec<Event> = "xyz".chars().map(|c| key(KeyCode::Char(c))).collect();
+    app.handle_queued(&key(KeyCode::Char('w')), queue_of(burst), no_deadline())
+        .expect("the queue reads");
+    app.handle_event(&Event::Paste("!".to_owned()));
+    assert_eq!(app.text(), text_a, "A is untouched");
+    assert!(
+        app.compare()
+            .expect("compare mode")
+            .other_text()
+            .ends_with("wxyz!"),
+        "typed and pasted text went to B"
+    );
+}
