@@ -93,6 +93,9 @@ pub enum Action {
     Paste(String),
     /// Go back one level: close the open pane, else leave compare mode; never quit.
     Back,
+    /// Show the next page of the explanation ("What the layer returned"), after its last page
+    /// the first again.
+    ScrollExplanation,
     /// Scroll the help overlay by a number of lines (negative: up).
     ScrollHelp(isize),
     /// A printable key that means nothing where it was pressed.
@@ -308,6 +311,7 @@ static BINDINGS: &[Binding] = &[
     b(S::Lesson, &[plain(K::Left), ch('h')], A::LessonBack, "previous step of the lesson", bar("back")),
     b(S::Lesson, &[plain(K::Esc), ch('L'), ch('q')], A::ToggleLesson, "leave the lesson ({ToggleLesson} resumes it)", bar("leave")),
     b(S::Lesson, &[ch('?')], A::ToggleHelp, "help", bar("help")),
+    b(S::Explorer, &[ch(' ')], A::ScrollExplanation, "next page of the explanation below", None),
     b(S::Explorer, &[ch('/')], A::StartSearch, "find a token in the matrix by its text", None),
     b(S::Explorer, &[ch('n')], A::NextMatch, "next row the search found", None),
     b(S::Explorer, &[ch('#')], A::StartGoTo, "go to an id in the matrix", None),
@@ -454,8 +458,32 @@ fn bar_keys(binding: &Binding, keys: &BarKeys) -> String {
     }
 }
 
-/// One entry of the help bar: the keys, what they do, and whether the bar must keep it
-/// however narrow it is (help and quit).
+/// How hard the help bar holds on to an entry when it is short of room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Keep {
+    /// Given up first: keys a learner meets later (the vocabulary, the scheme, back to typing).
+    Spare,
+    /// Given up only when even tighter spacing does not make room.
+    Useful,
+    /// Never given up: help, quit, and the ways into the lesson and the attention pane.
+    Always,
+}
+
+impl Keep {
+    /// How the bar holds on to `action`'s entry.
+    fn of(action: &Action) -> Self {
+        match action {
+            Action::Quit
+            | Action::ToggleHelp
+            | Action::ToggleLesson
+            | Action::ShowDetail(Detail::Attention) => Self::Always,
+            Action::CycleVocab | Action::CycleScheme | Action::FocusInput => Self::Spare,
+            _ => Self::Useful,
+        }
+    }
+}
+
+/// One entry of the help bar: the keys, what they do, and how hard the bar holds on to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BarEntry {
     /// What the keys do.
@@ -464,8 +492,8 @@ pub struct BarEntry {
     pub keys: String,
     /// A word or two.
     pub words: &'static str,
-    /// Help and quit: never dropped.
-    pub essential: bool,
+    /// Which entries go first when the bar is short of room.
+    pub keep: Keep,
 }
 
 /// The help bar's entries for a scope, in table order.
@@ -484,12 +512,11 @@ pub fn bar_entries(scope: Scope) -> Vec<BarEntry> {
         .filter(move |binding| !(binding.scope == Scope::Anywhere && own(&binding.action)))
         .filter_map(|binding| {
             let (keys, words) = binding.bar.as_ref()?;
-            let essential = matches!(binding.action, Action::Quit | Action::ToggleHelp);
             Some(BarEntry {
                 action: binding.action.clone(),
                 keys: bar_keys(binding, keys),
                 words,
-                essential,
+                keep: Keep::of(&binding.action),
             })
         })
         .collect()
@@ -618,7 +645,7 @@ mod tests {
     fn every_scope_offers_help_and_a_way_out_in_its_bar() {
         for scope in KEYBOARD_SCOPES {
             let entries = bar_entries(scope);
-            let essential: Vec<_> = entries.iter().filter(|e| e.essential).collect();
+            let essential: Vec<_> = entries.iter().filter(|e| e.keep == Keep::Always).collect();
             assert!(
                 essential.iter().any(|e| e.words == "quit"),
                 "{scope:?} shows no quit"

@@ -2,6 +2,7 @@
 
 mod attention;
 mod compare;
+mod compare_outputs;
 mod head_overview;
 mod heatmap;
 mod help;

@@ -18,6 +18,32 @@ pub enum Detail {
     Picture,
 }
 
+/// Which outputs of a model's own layer 0 compare mode's outputs table shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadChoice {
+    /// Every head's output side by side, as the self-attention module returns it (what the
+    /// verdict compares).
+    AllHeads,
+    /// One head's output.
+    Head(usize),
+}
+
+impl HeadChoice {
+    /// The choice `step` places after this one (before it when negative) among "all heads"
+    /// then heads 0 to `heads - 1`, kept within them.
+    #[must_use]
+    pub fn moved(self, step: isize, heads: usize) -> Self {
+        let place = match self {
+            Self::AllHeads => 0,
+            Self::Head(head) => head.min(heads.saturating_sub(1)) + 1,
+        };
+        match place.saturating_add_signed(step).min(heads) {
+            0 => Self::AllHeads,
+            place => Self::Head(place - 1),
+        }
+    }
+}
+
 /// How a wide vector is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WideView {
@@ -49,4 +75,18 @@ pub struct WideStyle {
     /// The table's typical magnitude: strip shades and colours are relative to it, so a
     /// trained model's small numbers show as plainly as the generated tables' large ones.
     pub scale: f32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads_are_chosen_after_all_heads_and_within_the_layer() {
+        assert_eq!(HeadChoice::AllHeads.moved(1, 4), HeadChoice::Head(0));
+        assert_eq!(HeadChoice::Head(0).moved(-1, 4), HeadChoice::AllHeads);
+        assert_eq!(HeadChoice::AllHeads.moved(-1, 4), HeadChoice::AllHeads);
+        assert_eq!(HeadChoice::Head(3).moved(1, 4), HeadChoice::Head(3));
+        assert_eq!(HeadChoice::Head(9).moved(0, 4), HeadChoice::Head(3));
+    }
 }

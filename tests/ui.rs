@@ -1354,8 +1354,116 @@ fn a_status_too_long_for_the_bar_is_cut_with_a_mark_before_the_keys() {
     let bar = text.lines().last().expect("a help bar");
     assert!(bar.contains(&status[..20]), "{bar}");
     assert!(
-        bar.contains("… ?"),
+        bar.contains("… a attention"),
         "cut with a mark, a space before the keys: {bar}"
     );
-    assert!(bar.contains("? help") && bar.contains("q quit"), "{bar}");
+    assert!(
+        bar.contains("L lesson") && bar.contains("? help") && bar.contains("q quit"),
+        "{bar}"
+    );
+}
+
+/// Compare mode on "the dog bites the man" and its reversal, showing attention's outputs.
+fn comparing_outputs() -> App {
+    let mut app = app_with("the dog bites the man");
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Char('c'), KeyCode::Char('a')],
+    );
+    app
+}
+
+/// The rows of a screen that are compare mode's outputs table: a token's marker first.
+fn table_rows(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(|line| line.trim_matches(['"', '│']))
+        .filter(|line| line.starts_with("= ") || line.starts_with("≠ "))
+        .filter(|line| !line.contains("SET OF") && !line.contains("VECTORS"))
+        .collect()
+}
+
+#[test]
+fn compare_mode_puts_each_words_attention_output_in_a_and_b_side_by_side() {
+    let mut app = comparing_outputs();
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    assert!(text.contains("outputs, seeded head"), "{text}");
+    // Each word's output in A and in B on one line: the same numbers, Δ 0, bit for bit.
+    let rows = table_rows(&text);
+    assert_eq!(rows.len(), 5, "{text}");
+    assert!(
+        rows.contains(
+            &"= dog   1 -0.1604 -0.3055  0.2211  3 -0.1604 -0.3055  0.2211  0 bit for bit   "
+        ),
+        "{text}"
+    );
+    assert!(text.contains("identical for all 5 shared words"), "{text}");
+    assert_snapshot!("compare_outputs_80x24", terminal.backend());
+    // With positions every word's outputs differ, by the Δ each row gives.
+    press(&mut app, &[KeyCode::Char('p')]);
+    let text = screen_text(&draw(&app, 80, 24));
+    let rows = table_rows(&text);
+    assert!(rows.iter().all(|row| row.starts_with('≠')), "{text}");
+    assert!(
+        rows.contains(
+            &"≠ man   4 -0.1307 -0.3885  0.3360  0 -0.2719 -0.2977  0.0338  0.30            "
+        ),
+        "{text}"
+    );
+    assert!(text.contains("'man' by up to"), "{text}");
+    // `a` again: the vectors; Esc also goes back to them, and compare mode stays.
+    press(&mut app, &[KeyCode::Char('a')]);
+    assert!(screen_text(&draw(&app, 80, 24)).contains("a outputs"));
+    press(&mut app, &[KeyCode::Char('a'), KeyCode::Esc]);
+    assert!(app.compare().is_some());
+    assert!(screen_text(&draw(&app, 80, 24)).contains("a outputs"));
+}
+
+#[test]
+fn wide_outputs_become_strips_or_a_window_of_values_that_says_which() {
+    let mut app = comparing_outputs();
+    press(&mut app, &[KeyCode::Char('v')]);
+    assert_eq!(app.vocab(), Some(VocabKind::Words));
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("output in A (strip)"), "{text}");
+    assert_eq!(table_rows(&text).len(), 5, "{text}");
+    press(&mut app, &[KeyCode::Char('x')]);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("output in A d0–d2 of 8"), "{text}");
+    assert_eq!(text.matches("0 bit for bit").count(), 5, "{text}");
+}
+
+#[test]
+fn the_help_bar_offers_the_lesson_and_attention_at_80_by_24() {
+    let mut app = at_second_fox();
+    for keys in [&[][..], &[KeyCode::Char('c')], &[KeyCode::Char('a')]] {
+        press(&mut app, keys);
+        let text = screen_text(&draw(&app, 80, 24));
+        let bar = text.lines().last().expect("a help bar");
+        for entry in ["a attention", "L lesson", "? help", "q quit"] {
+            assert!(bar.contains(entry), "{entry} missing: {bar}");
+        }
+    }
+}
+
+#[test]
+fn the_explanation_pages_with_the_key_its_marker_names() {
+    let mut app = at_second_fox();
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains("▼ more below: Space shows it"), "{text}");
+    assert!(!text.contains("Why it matters"), "{text}");
+    let mut seen = String::new();
+    for _ in 0..10 {
+        press(&mut app, &[KeyCode::Char(' ')]);
+        let text = screen_text(&draw(&app, 80, 24));
+        seen.push_str(&text);
+        if text.contains("▲ that is all: Space goes back to the top") {
+            break;
+        }
+    }
+    assert!(seen.contains("Why it matters"), "{seen}");
+    assert!(seen.contains("▲ that is all"), "{seen}");
+    // Any other key starts the explanation again from its first page.
+    press(&mut app, &[KeyCode::Char('p')]);
+    assert_eq!(app.explanation_page(), 0);
 }

@@ -389,3 +389,42 @@ fn an_empty_sentence_asks_for_one_rather_than_blaming_the_layer() {
     assert!(text.contains("No tokens yet"), "{text}");
     assert!(!text.contains("cannot run"), "{text}");
 }
+
+#[test]
+fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
+    let folder = write_bert("compare_outputs");
+    let mut app = explorer(
+        &folder.path().join("tiny-bert"),
+        "the dog bites the man",
+        usize::MAX,
+    );
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "ca");
+    // All heads side by side, as the verdict compares them: every word the same, bit for bit.
+    let terminal = draw(&app, 80, 24);
+    let text = terminal.backend().to_string();
+    assert!(text.contains("outputs, layer 0, all 4 heads"), "{text}");
+    assert_eq!(text.matches("0 bit for bit").count(), 7, "{text}");
+    assert!(text.contains("gives every word the same"), "{text}");
+    assert_snapshot!("compare_outputs_all_heads_80x24", terminal.backend());
+    // One head, its four numbers with two decimals; then the model's positions.
+    keys(&mut app, "}");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("outputs, layer 0, head 0 of 4"), "{text}");
+    assert!(text.contains("(2 decimals)"), "{text}");
+    assert!(
+        text.contains("= dog 2 -0.81 -3.97 -4.57 1.44 4 -0.81 -3.97 -4.57 1.44 0"),
+        "{text}"
+    );
+    keys(&mut app, "p");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("≠ dog 2"), "{text}");
+    assert!(text.contains("outputs differ"), "{text}");
+    // `{` goes back to all heads, and no further.
+    keys(&mut app, "{{");
+    assert_eq!(
+        app.compare_head(),
+        embedlens::view_state::HeadChoice::AllHeads
+    );
+    assert!(app.status().unwrap_or_default().contains("first choice"));
+}

@@ -13,7 +13,7 @@ use crate::core::analysis::attention::Attention;
 use crate::core::analysis::layer0::{Layer0, Layer0Run};
 use crate::core::explain::claim::{CopiesJudgement, Judgement, judge, judge_copies, reversal};
 use crate::core::text::vocabulary::Token;
-use crate::view_state::Detail;
+use crate::view_state::{Detail, HeadChoice};
 
 /// Layer 0 runs on a worker from this many multiply-adds of its projections (about a 768-wide
 /// model over a dozen tokens); below it, at once.
@@ -130,6 +130,11 @@ pub struct RealComparison {
     pub judgement: Judgement,
     /// A's tokens' texts, to name a word in the verdict.
     pub words: Vec<String>,
+    /// B's tokens' texts.
+    pub other_words: Vec<String>,
+    /// The layer over A, then over B: every head's output for each token, the numbers the
+    /// verdict was made from.
+    pub runs: [Layer0Run; 2],
 }
 
 impl RealComparison {
@@ -143,8 +148,7 @@ impl RealComparison {
         cap: usize,
         with_positions: bool,
     ) -> Result<Self, String> {
-        let mut runs = Vec::with_capacity(2);
-        for (name, tokens) in ["A", "B"].into_iter().zip(sentences) {
+        let run = |name: &str, tokens: &[Token]| {
             let mut ids = Vec::with_capacity(tokens.len());
             for token in tokens.iter().take(cap.min(layer.context_length())) {
                 match token.id.filter(|&id| id < layer.token_rows()) {
@@ -160,16 +164,18 @@ impl RealComparison {
             if ids.is_empty() {
                 return Err(format!("sentence {name} has no tokens"));
             }
-            runs.push(
-                layer
-                    .run(&ids, with_positions)
-                    .map_err(|error| format!("{error:#}"))?,
-            );
-        }
+            layer
+                .run(&ids, with_positions)
+                .map_err(|error| format!("{error:#}"))
+        };
+        let runs = [run("A", sentences[0])?, run("B", sentences[1])?];
         let judgement = judge(layer.architecture(), layer.is_causal(), &runs[0], &runs[1]);
+        let texts = |tokens: &[Token]| tokens.iter().map(|t| t.text.clone()).collect();
         Ok(Self {
             judgement,
-            words: sentences[0].iter().map(|t| t.text.clone()).collect(),
+            words: texts(sentences[0]),
+            other_words: texts(sentences[1]),
+            runs,
         })
     }
 
@@ -272,6 +278,10 @@ impl App {
             }
         };
         let heads = layer.heads();
+        if self.compare.is_some() {
+            self.choose_compare_head(step, heads);
+            return;
+        }
         let current = self.settings.head.min(heads - 1);
         self.settings.head = current.saturating_add_signed(step).min(heads - 1);
         self.settings.detail = Detail::Attention;
@@ -279,6 +289,28 @@ impl App {
             (0, 0) if step < 0 => "head 0 is the first head".to_owned(),
             (old, new) if old == new => format!("head {new} is the last head"),
             (_, new) => format!("head {new} of {heads} (0 to {})", heads - 1),
+        });
+    }
+
+    /// Compare mode: shows the outputs of the head `step` after (or before) the current one,
+    /// "all heads" coming before head 0, in the outputs table.
+    fn choose_compare_head(&mut self, step: isize, heads: usize) {
+        let current = self.settings.compare_head.moved(0, heads);
+        let chosen = current.moved(step, heads);
+        self.settings.compare_head = chosen;
+        self.settings.detail = Detail::Attention;
+        self.status = Some(match chosen {
+            HeadChoice::AllHeads if current == chosen => format!(
+                "all heads is the first choice; {} steps through the heads",
+                key(&Action::NextHead)
+            ),
+            HeadChoice::AllHeads => {
+                format!("outputs of all {heads} heads, side by side as the layer returns them")
+            }
+            HeadChoice::Head(head) if current == chosen => format!("head {head} is the last head"),
+            HeadChoice::Head(head) => {
+                format!("outputs of head {head} of {heads} (0 to {})", heads - 1)
+            }
         });
     }
 

@@ -33,7 +33,7 @@ use crate::core::text::sentence::Unread;
 use crate::core::text::vocabulary::{Token, VocabKind};
 use crate::lesson::Progress;
 use crate::theme::Theme;
-use crate::view_state::{Detail, WideStyle, WideView};
+use crate::view_state::{Detail, HeadChoice, WideStyle, WideView};
 
 pub use compare::CompareMode;
 pub use derive::{MAX_VIEW_TOKENS, Recomputations, Views};
@@ -181,6 +181,7 @@ impl App {
                 mask: Mask::None,
                 head: 0,
                 head_overview: false,
+                compare_head: HeadChoice::AllHeads,
                 detail: Detail::Lookups,
                 wide_view: WideView::Strip,
                 first_dim: 0,
@@ -188,6 +189,7 @@ impl App {
                 ids: options.ids,
                 help_open: false,
                 help_scroll: 0,
+                explanation_page: 0,
                 screen: DEFAULT_SCREEN,
             },
             prompts: Prompts::default(),
@@ -216,6 +218,13 @@ impl App {
             Action::PromptKey(_) | Action::Tick | Action::Resize(..)
         ) {
             self.status = None;
+        }
+        // Anything else the learner does changes what the explanation says: its first page.
+        if !matches!(
+            action,
+            Action::ScrollExplanation | Action::Tick | Action::Resize(..)
+        ) {
+            self.settings.explanation_page = 0;
         }
         self.apply(action);
         self.derive();
@@ -260,6 +269,9 @@ impl App {
             Action::Quit => self.running = false,
             Action::ToggleHelp => self.settings.toggle_help(),
             Action::ScrollHelp(lines) => self.settings.scroll_help(lines),
+            Action::ScrollExplanation => {
+                self.settings.explanation_page = self.settings.explanation_page.wrapping_add(1);
+            }
             Action::Resize(columns, rows) => self.settings.resize(columns, rows),
             Action::Back => self.back(),
             Action::Unbound(c) => self.status = Some(unbound(c)),
@@ -439,6 +451,16 @@ impl App {
         }
     }
 
+    /// Which outputs of the model's own layer 0 compare mode's outputs table shows, within
+    /// its heads.
+    #[must_use]
+    pub fn compare_head(&self) -> HeadChoice {
+        match self.sources.layer0() {
+            RealLayer::Open(layer) => self.settings.compare_head.moved(0, layer.heads()),
+            _ => HeadChoice::AllHeads,
+        }
+    }
+
     /// Whether every head of the model's own layer 0 is shown at once.
     #[must_use]
     pub fn head_overview(&self) -> bool {
@@ -567,6 +589,13 @@ impl App {
     #[must_use]
     pub fn help_open(&self) -> bool {
         self.settings.help_open
+    }
+
+    /// The page of the explanation to show, counting from 0; the view takes it modulo its
+    /// pages, so the page after the last is the first.
+    #[must_use]
+    pub fn explanation_page(&self) -> usize {
+        self.settings.explanation_page
     }
 
     /// The first line of the help overlay shown.

@@ -3,7 +3,7 @@
 
 use crate::core::analysis::attention::Mask;
 use crate::core::tables::positional::PositionScheme;
-use crate::view_state::{Detail, WideView};
+use crate::view_state::{Detail, HeadChoice, WideView};
 
 /// Columns from which the picture stands beside the readout.
 pub const ROOMY_COLUMNS: u16 = 160;
@@ -30,6 +30,8 @@ pub struct Settings {
     pub head: usize,
     /// Whether every head of the model's own layer 0 is shown at once.
     pub head_overview: bool,
+    /// Which outputs of the model's own layer 0 compare mode's outputs table shows.
+    pub compare_head: HeadChoice,
     /// What the pane beside the matrix shows.
     pub detail: Detail,
     /// Strip or exact values for wide vectors.
@@ -44,6 +46,8 @@ pub struct Settings {
     pub help_open: bool,
     /// The first help line shown.
     pub help_scroll: usize,
+    /// The page of the explanation shown; the view wraps it around its pages.
+    pub explanation_page: usize,
     /// The terminal's size in columns and rows, as last reported.
     pub screen: (u16, u16),
 }

@@ -16,8 +16,8 @@ use unicode_width::UnicodeWidthStr;
 use super::heatmap::{HeatScale, masked_cell};
 use super::pane::Pane;
 use super::vector::{
-    WideStyle, fit, format_value, is_wide, pad, pad_left, values_per_line, vector_lines,
-    wide_legend, wide_line, window, wrap_words,
+    WideStyle, fit, format_value, is_wide, pad, pad_left, typical_size, values_per_line,
+    vector_lines, wide_legend, wide_line, window, wrap_words,
 };
 use crate::action::fill_keys;
 use crate::app::{App, Layer0View, MAX_VIEW_TOKENS, RealLayer};
@@ -275,11 +275,18 @@ impl Pane for AttentionPane<'_> {
         }
     }
 
-    /// The map's positions, the current row and the finding's first lines: what its budget
-    /// gives out first.
+    /// The map's positions, the current row, the finding's first lines and the current
+    /// token's output: what its budget gives out first.
     fn least_height(&self) -> usize {
         match &self.body {
-            Body::Map(map) => (2 + 1 + 1 + map.finding.len().min(FINDING_LEAST)).min(self.height()),
+            Body::Map(map) => {
+                let output = if map.grid.current.is_some() {
+                    1 + map.per_output
+                } else {
+                    0
+                };
+                (2 + 1 + 1 + map.finding.len().min(FINDING_LEAST) + output).min(self.height())
+            }
             Body::Message(_) | Body::Overview(_) => self.height().min(4),
         }
     }
@@ -480,20 +487,23 @@ struct Budget {
 }
 
 impl Budget {
-    /// The heat map's positions and the current row come first, then the finding (cut short if
-    /// need be), the scheme's own lines, the current row's weights as numbers (when the cells
-    /// have none), the rest of the heat map, the token texts above it,
-    /// the outputs and last the caption.
+    /// The heat map's positions and the current row come first, then the finding's first
+    /// lines, the current token's output (what its weights made), the rest of the finding (cut
+    /// short if need be), the scheme's own lines, the current row's weights as numbers (when
+    /// the cells have none), the rest of the heat map, the token texts above it, the other
+    /// outputs and last the caption.
     fn share(height: usize, grid: &Grid, per_output: usize, finding: usize, extra: usize) -> Self {
         let count = grid.members.len();
         let mut room = Room(height.saturating_sub(2));
-        let finding = room.some(finding);
+        let per_output = per_output.max(1);
+        let finding_first = room.some(finding.min(FINDING_LEAST));
+        let current_output = room.all(1 + per_output);
+        let finding = finding_first + room.some(finding - finding_first);
         let extra = room.all(extra);
         let row_values = grid.shows_row_values() && room.all(1);
         let heat_rows = 1 + room.some(count.saturating_sub(1));
         let texts = grid.cells == Cells::Numbers && room.all(1);
-        let per_output = per_output.max(1);
-        let output_rows = if room.all(1 + per_output) {
+        let output_rows = if current_output {
             let more = count.saturating_sub(1).min(room.0 / per_output);
             room.some(more * per_output);
             1 + more
@@ -587,23 +597,12 @@ fn lines_per_output(attention: &Attention, grid: &Grid) -> usize {
 /// The outputs' typical size (root mean square), which wide strips are drawn relative to: the
 /// value projection makes them larger or smaller than the table's numbers.
 fn output_scale(attention: &Attention) -> f32 {
-    let (sum, count) = attention
-        .outputs
-        .iter()
-        .flat_map(|output| output.iter())
-        .filter(|value| value.is_finite())
-        .fold((0.0f64, 0usize), |(sum, count), &value| {
-            (sum + f64::from(value).powi(2), count + 1)
-        });
-    #[expect(clippy::cast_precision_loss, reason = "a few thousand values")]
-    let mean = sum / count.max(1) as f64;
-    #[expect(clippy::cast_possible_truncation, reason = "a display scale")]
-    let rms = mean.sqrt() as f32;
-    if rms > 0.0 && rms.is_finite() {
-        rms
-    } else {
-        1.0
-    }
+    typical_size(
+        attention
+            .outputs
+            .iter()
+            .flat_map(|output| output.iter().copied()),
+    )
 }
 
 /// How wide outputs are drawn: the explorer's view and window, relative to the outputs' size.

@@ -7,6 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use super::compare_outputs::{self, OutputsTable};
 use super::pane::Pane;
 use super::vector::{
     VALUE_WIDTH, display_width, format_value, is_wide, pad, values_per_line, wide_line,
@@ -16,6 +17,7 @@ use crate::app::{App, RealLayer};
 use crate::core::analysis::compare::{Comparison, Wording};
 use crate::core::explain::claim::Verdict;
 use crate::theme::Theme;
+use crate::view_state::Detail;
 
 /// Columns of a token's label: marker, position, text, id, partner.
 const LABEL_WIDTH: usize = 27;
@@ -26,6 +28,8 @@ pub(super) struct Compare<'a> {
     app: &'a App,
     title: String,
     body: Body<'a>,
+    /// Each word's attention output in A and B, when they are shown instead of the vectors.
+    outputs: Option<OutputsTable<'a>>,
 }
 
 /// What the pane holds below its title.
@@ -48,16 +52,30 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
         (_, crate::core::analysis::attention::Mask::None) => "unmasked attention",
         (_, crate::core::analysis::attention::Mask::Causal) => "causal attention",
     };
-    let title = format!(
-        " Compare · {} · {mask} · {} leaves ",
-        positions_name(app),
-        key(&Action::ToggleCompare)
+    let outputs = (app.detail() == Detail::Attention).then(|| compare_outputs::build(app));
+    let shown = match &outputs {
+        Some(table) => format!("outputs, {}", table.source),
+        None => mask.to_owned(),
+    };
+    let switch = format!(
+        "{} {}",
+        key(&Action::ShowDetail(Detail::Attention)),
+        if outputs.is_some() {
+            "vectors"
+        } else {
+            "outputs"
+        }
     );
+    let leave = format!("{} leaves", key(&Action::ToggleCompare));
     let inner = width.saturating_sub(2).max(1);
+    let title = super::vector::title_of(
+        &["Compare", &positions_name(app), &shown, &switch, &leave],
+        usize::from(inner),
+    );
     let body = match app.comparison() {
         Ok(comparison) => Body::Comparison {
             comparison,
-            findings: prioritised_summary(app, comparison)
+            findings: prioritised_summary(app, comparison, outputs.as_ref())
                 .into_iter()
                 .map(|(priority, line)| {
                     let rows = wrapped_rows(&line, inner);
@@ -80,7 +98,12 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
             ))
         }
     };
-    Compare { app, title, body }
+    Compare {
+        app,
+        title,
+        body,
+        outputs,
+    }
 }
 
 /// The rows a line takes wrapped as the findings are drawn.
@@ -100,7 +123,13 @@ impl Pane for Compare<'_> {
             Body::Comparison {
                 comparison,
                 findings,
-            } => rows(comparison) + 1 + findings.iter().map(|(_, _, rows)| rows).sum::<usize>() + 2,
+            } => {
+                let table = self
+                    .outputs
+                    .as_ref()
+                    .map_or_else(|| rows(comparison) + 1, OutputsTable::height);
+                table + findings.iter().map(|(_, _, rows)| rows).sum::<usize>() + 2
+            }
         }
     }
 
@@ -124,19 +153,28 @@ impl Pane for Compare<'_> {
         let summary_room = u16::try_from(findings.len())
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
-        let columns_height = u16::try_from(rows(comparison) + 1)
+        let table_height = self
+            .outputs
+            .as_ref()
+            .map_or_else(|| rows(comparison) + 1, OutputsTable::height);
+        let columns_height = u16::try_from(table_height)
             .unwrap_or(u16::MAX)
             .min(inner.height.saturating_sub(summary_room));
         let [columns, summary] = inner.layout(&Layout::vertical([
             Constraint::Length(columns_height),
             Constraint::Fill(1),
         ]));
-        let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
-        for (index, column) in [left, right].into_iter().enumerate() {
-            Paragraph::new(sentence_lines(app, comparison, index, column.width))
-                .render(column, buf);
+        if let Some(table) = &self.outputs {
+            let room = usize::from(columns.height);
+            Paragraph::new(table.lines(app, columns.width, room)).render(columns, buf);
+        } else {
+            let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
+            for (index, column) in [left, right].into_iter().enumerate() {
+                Paragraph::new(sentence_lines(app, comparison, index, column.width))
+                    .render(column, buf);
+            }
         }
-        let findings = fitted(findings, summary, theme.warning());
+        let findings = fitted(findings, summary, theme.muted());
         Paragraph::new(findings)
             .wrap(Wrap { trim: true })
             .render(summary, buf);
@@ -256,10 +294,11 @@ fn sentence_lines(
             _ => word.b == position,
         });
         let partner = word.map(|word| if index == 0 { word.b } else { word.a });
-        // The mark speaks of the vector shown beside it: the input vector.
+        // The mark speaks of the vector shown beside it: the input vector. What differs is
+        // the point, so it is bright; what stayed the same is calm.
         let (marker, style) = match word {
-            Some(word) if word.input_vector.is_identical() => ("=", theme.used()),
-            Some(_) => ("≠", theme.muted()),
+            Some(word) if word.input_vector.is_identical() => ("=", Style::new()),
+            Some(_) => ("≠", theme.used()),
             None => ("≠", theme.warning()),
         };
         let link = partner.map_or_else(|| format!("no {other}"), |p| format!("{other}{p}"));
@@ -322,7 +361,11 @@ type Priority = u8;
 /// The findings in reading order, each with its priority: the badge and what was left out,
 /// then attention's verdict (what the lesson's word-order steps point at), the input and token
 /// vectors, any words looked up under different ids, the mean, and last the explanations.
-fn prioritised_summary(app: &App, comparison: &Comparison) -> Vec<(Priority, Line<'static>)> {
+fn prioritised_summary(
+    app: &App,
+    comparison: &Comparison,
+    outputs: Option<&OutputsTable>,
+) -> Vec<(Priority, Line<'static>)> {
     let theme = app.theme();
     let verdicts = &comparison.verdicts;
     let [a, _] = &comparison.sentences;
@@ -371,7 +414,11 @@ fn prioritised_summary(app: &App, comparison: &Comparison) -> Vec<(Priority, Lin
             Line::styled(verdicts.attention_sentence(), attention_style),
         ));
     }
-    if let Some(legend) = legend(comparison) {
+    let legend = match outputs {
+        Some(_) => Some(OutputsTable::legend().to_owned()),
+        None => legend(comparison),
+    };
+    if let Some(legend) = legend {
         lines.push((6, Line::styled(legend, theme.muted())));
     }
     // The causes explain the seeded head's outputs; the model's own verdict says its own.

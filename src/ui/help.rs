@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::vector::{display_width, pad};
-use crate::action::{BarEntry, Scope, bar_entries};
+use crate::action::{BarEntry, Keep, Scope, bar_entries};
 use crate::app::{App, PromptKind};
 use crate::help::{self, COLUMN_WIDTH, HELP_WIDTH, HelpLine, KEYS_WIDTH};
 use crate::theme::Theme;
@@ -34,24 +34,26 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(status.to_owned(), theme.finding()));
         spans.push(Span::raw("  "));
     }
-    // Help and quit are kept however narrow the bar: the others go first, from the end.
+    // Help, quit, the lesson and attention are kept however narrow the bar; the spare entries
+    // go first, from the end, then the spacing tightens, then the useful ones go.
     let mut entries = bar_entries(app.scope());
     entries.retain(|entry| super::lesson::works_now(app, &entry.action));
-    let width = |entries: &[BarEntry]| -> usize {
-        entries
-            .iter()
-            .map(|entry| display_width(&entry.keys) + entry.words.len() + 3)
-            .sum()
-    };
     let lead: usize = spans.iter().map(Span::width).sum();
     let room = usize::from(area.width);
-    while lead + width(&entries) > room {
-        let Some(index) = entries.iter().rposition(|entry| !entry.essential) else {
+    let mut gap = 2;
+    while lead + bar_width(&entries, gap) > room {
+        let droppable = |keep| entries.iter().rposition(|entry| entry.keep == keep);
+        if let Some(index) = droppable(Keep::Spare) {
+            entries.remove(index);
+        } else if gap == 2 {
+            gap = 1;
+        } else if let Some(index) = droppable(Keep::Useful) {
+            entries.remove(index);
+        } else {
             break;
-        };
-        entries.remove(index);
+        }
     }
-    let essentials = width(&entries);
+    let essentials = bar_width(&entries, gap);
     if lead + essentials > room {
         // Still too wide: the status gives way, cut with a mark a space before the keys, and
         // the keys go to the right-hand end.
@@ -72,21 +74,31 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
             ..area
         };
         Clear.render(right, buf);
-        Line::from(entry_spans(&entries, theme)).render(right, buf);
+        Line::from(entry_spans(&entries, gap, theme)).render(right, buf);
         return;
     }
-    spans.extend(entry_spans(&entries, theme));
+    spans.extend(entry_spans(&entries, gap, theme));
     Line::from(spans).render(area, buf);
 }
 
-/// The bar's entries as styled keys and words.
-fn entry_spans(entries: &[BarEntry], theme: Theme) -> Vec<Span<'static>> {
+/// Columns the entries take with `gap` spaces between them (none after the last).
+fn bar_width(entries: &[BarEntry], gap: usize) -> usize {
+    let words: usize = entries
+        .iter()
+        .map(|entry| display_width(&entry.keys) + 1 + entry.words.len())
+        .sum();
+    words + gap * entries.len().saturating_sub(1)
+}
+
+/// The bar's entries as styled keys and words, `gap` spaces apart.
+fn entry_spans(entries: &[BarEntry], gap: usize, theme: Theme) -> Vec<Span<'static>> {
+    let gap = " ".repeat(gap);
     entries
         .iter()
         .flat_map(|entry| {
             [
                 Span::styled(entry.keys.clone(), theme.key()),
-                Span::raw(format!(" {}  ", entry.words)),
+                Span::raw(format!(" {}{gap}", entry.words)),
             ]
         })
         .collect()

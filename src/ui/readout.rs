@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::vector::{fit, format_value, wrap_words};
+use super::vector::{display_width, fit, format_value, wrap_words};
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, Focus, RealLayer};
 use crate::core::explain::findings::OrderSignal;
@@ -22,8 +22,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let block = super::pane(" What the layer returned ", false, theme);
     let inner = block.inner(area);
-    let lines = readout_lines(app);
     let width = usize::from(inner.width).max(1);
+    let (lines, lead) = readout_parts(app, width);
     let height = usize::from(inner.height);
     if rows(&lines, width) <= height {
         Paragraph::new(lines)
@@ -34,7 +34,6 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     // Too tall: the whole lines that fit, then a row that says there is more, so no sentence
     // is ever cut silently.
-    let (lines, lead) = readout_parts(app);
     let mut used = 0;
     let mut whole = 0;
     for line in &lines {
@@ -52,24 +51,52 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Paragraph::new(cut_rows(&lines, width, height)).render(inner, buf);
         return;
     }
+    // Page 0 is the whole lines that fit; each page after it the next rows, a row kept for
+    // the marker that names the key for the next page.
+    let page_rows = height.saturating_sub(1).max(1);
+    let pages = 1 + rows(&lines, width).saturating_sub(used).div_ceil(page_rows);
+    let page = app.explanation_page() % pages;
+    // The key pages the explorer's explanation; from the typing screen, the explorer first.
+    let next = match app.focus() {
+        Focus::Input => format!(
+            "{} then {}",
+            key_name(&Action::FocusExplorer, Scope::Input),
+            key(&Action::ScrollExplanation)
+        ),
+        Focus::Explorer => key(&Action::ScrollExplanation),
+    };
+    let marker = if page + 1 < pages {
+        format!("▼ more below: {next} shows it")
+    } else {
+        format!("▲ that is all: {next} goes back to the top")
+    };
+    let marker = Line::styled(fit(&marker, width), theme.muted());
+    if page > 0 {
+        let start = used + (page - 1) * page_rows;
+        let mut shown: Vec<Line<'static>> = wrapped(&lines, width)
+            .into_iter()
+            .skip(start)
+            .take(page_rows)
+            .collect();
+        shown.push(marker);
+        Paragraph::new(shown).render(inner, buf);
+        return;
+    }
     let mut shown: Vec<Line<'static>> = lines.into_iter().take(whole).collect();
     // A blank line before the marker says nothing.
     while shown.last().is_some_and(|line| line.width() == 0) {
         shown.pop();
     }
-    shown.push(Line::styled(
-        fit("▼ more below: a taller terminal shows it", width),
-        theme.muted(),
-    ));
+    shown.push(marker);
     Paragraph::new(shown)
         .wrap(Wrap { trim: true })
         .render(inner, buf);
 }
 
-/// The lines as rows of `width`, the first `height` of them, the last ending in `…`.
-fn cut_rows(lines: &[Line<'static>], width: usize, height: usize) -> Vec<Line<'static>> {
+/// The lines as rows of `width`, each row in the style of its line's first words.
+fn wrapped(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
     let mut rows = Vec::new();
-    'lines: for line in lines {
+    for line in lines {
         let style = line
             .spans
             .iter()
@@ -80,13 +107,19 @@ fn cut_rows(lines: &[Line<'static>], width: usize, height: usize) -> Vec<Line<'s
             .iter()
             .map(|span| span.content.as_ref())
             .collect();
-        for row in wrap_words(&text, width) {
-            if rows.len() == height {
-                break 'lines;
-            }
-            rows.push(Line::styled(row, style));
-        }
+        rows.extend(
+            wrap_words(&text, width)
+                .into_iter()
+                .map(|row| Line::styled(row, style)),
+        );
     }
+    rows
+}
+
+/// The lines as rows of `width`, the first `height` of them, the last ending in `…`.
+fn cut_rows(lines: &[Line<'static>], width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut rows = wrapped(lines, width);
+    rows.truncate(height);
     if let Some(last) = rows.last_mut() {
         let text: String = last
             .spans
@@ -118,7 +151,7 @@ fn rows(lines: &[Line], width: usize) -> usize {
 /// and the sentence that explains it, so a short terminal never cuts them.
 pub(super) fn lead_height(app: &App, width: u16) -> usize {
     let width = usize::from(width.saturating_sub(2)).max(1);
-    let (lines, lead) = readout_parts(app);
+    let (lines, lead) = readout_parts(app, width);
     2 + rows(&lines[..lead.min(lines.len())], width)
 }
 
@@ -136,13 +169,10 @@ fn type_first() -> String {
     )
 }
 
-fn readout_lines(app: &App) -> Vec<Line<'static>> {
-    readout_parts(app).0
-}
-
-/// The readout's lines, and how many lead them: the warnings, the finding and the sentence
-/// that explains it, which a short terminal must never cut.
-fn readout_parts(app: &App) -> (Vec<Line<'static>>, usize) {
+/// The readout's lines at `width`, and how many lead them: the warnings, the finding and the
+/// sentence that explains it, which a short terminal must never cut; on the typing screen also
+/// the way into the lesson, when it takes one row.
+fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
     let theme = app.theme();
     let model = app.model();
     if app.waiting_for_tables() {
@@ -189,20 +219,23 @@ fn readout_parts(app: &App) -> (Vec<Line<'static>>, usize) {
         ]));
     }
     let mut lead = lines.len();
+    // On the typing screen the way into the lesson follows the finding; where it takes one
+    // row (80 columns and up) it is part of the lead, so the terminal never hides it.
+    if app.focus() == Focus::Input {
+        let hint = format!(
+            "New here? Press {}, then {} for a guided lesson that asks before it shows.",
+            key_name(&Action::FocusExplorer, Scope::Input),
+            key(&Action::ToggleLesson)
+        );
+        if display_width(&hint) <= width {
+            lead += 1;
+        }
+        lines.push(Line::styled(hint, theme.key()));
+    }
     lines.push(Line::styled(step_detail(app, lookup, id), theme.muted()));
     lines.extend(model_block_lines(app, lookup));
     lines.push(Line::default());
     lines.push(Line::styled(why_it_matters(app), theme.muted()));
-    if app.focus() == Focus::Input {
-        lines.push(Line::styled(
-            format!(
-                "New here? Press {}, then {} for a guided lesson that asks before it shows.",
-                key_name(&Action::FocusExplorer, Scope::Input),
-                key(&Action::ToggleLesson)
-            ),
-            theme.key(),
-        ));
-    }
     if token.unknown {
         lines.insert(
             0,
@@ -298,16 +331,18 @@ fn compare_lines(app: &App) -> Vec<Line<'static>> {
             "Compare mode: the same words in two orders, through the model's own embedding layer \
              and its own first attention layer.",
             "{TogglePositions} gives both the model's positions or takes them away: watch the \
-             badge and the layer-0 line. {FocusInput} edits A, {FocusOther} edits B; \
-             {ToggleCompare} leaves.",
+             badge and the layer-0 line. {ShowDetail(Attention)} shows each word's output in A \
+             and B side by side ({PreviousHead} {NextHead} choose a head). {FocusInput} edits \
+             A, {FocusOther} edits B; {ToggleCompare} leaves.",
         )
     } else {
         (
             "Compare mode: the same words in two orders, through the same layer and the same \
              attention head.",
             "{TogglePositions} adds position vectors and {CycleScheme} cycles the schemes: watch \
-             the badge and the attention line. {ToggleCausal} switches on the causal mask of \
-             decoder models. {FocusInput} edits A, {FocusOther} edits B; {ToggleCompare} leaves.",
+             the badge and the attention line. {ShowDetail(Attention)} shows each word's output \
+             in A and B side by side. {ToggleCausal} switches on the causal mask of decoder \
+             models. {FocusInput} edits A, {FocusOther} edits B; {ToggleCompare} leaves.",
         )
     };
     vec![

@@ -121,6 +121,26 @@ pub fn wide_line(
     }
 }
 
+/// The typical size (root mean square) of some values, which strips are drawn relative to;
+/// 1 when there are none, or all are 0.
+#[must_use]
+pub fn typical_size(values: impl Iterator<Item = f32>) -> f32 {
+    let (sum, count) = values
+        .filter(|value| value.is_finite())
+        .fold((0.0f64, 0usize), |(sum, count), value| {
+            (sum + f64::from(value).powi(2), count + 1)
+        });
+    #[expect(clippy::cast_precision_loss, reason = "a few thousand values")]
+    let mean = sum / count.max(1) as f64;
+    #[expect(clippy::cast_possible_truncation, reason = "a display scale")]
+    let rms = mean.sqrt() as f32;
+    if rms > 0.0 && rms.is_finite() {
+        rms
+    } else {
+        1.0
+    }
+}
+
 /// A line that says how to read wide vectors at a width: the strip's key, or the window shown.
 #[must_use]
 pub fn wide_legend(dims: usize, width: usize, style: WideStyle) -> String {
@@ -210,6 +230,23 @@ pub fn fit(text: &str, width: usize) -> String {
     fitted
 }
 
+/// A pane title of parts joined by ` · `: as many parts as fit `width` columns, whole, and
+/// `…` where the rest were left out; the first part is cut with `…` if even it does not fit.
+#[must_use]
+pub fn title_of(parts: &[&str], width: usize) -> String {
+    let whole = format!(" {} ", parts.join(" · "));
+    if display_width(&whole) <= width {
+        return whole;
+    }
+    for kept in (1..parts.len()).rev() {
+        let title = format!(" {} · … ", parts[..kept].join(" · "));
+        if display_width(&title) <= width {
+            return title;
+        }
+    }
+    fit(&whole, width)
+}
+
 /// Text padded with spaces to `width` columns (cut with `…` if longer).
 #[must_use]
 pub fn pad(text: &str, width: usize) -> String {
@@ -290,6 +327,21 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
 mod tests {
     use super::*;
     use ndarray::arr1;
+
+    #[test]
+    fn a_title_too_long_keeps_whole_parts_and_ends_in_an_ellipsis() {
+        let parts = ["Compare", "no positions", "a outputs", "c leaves"];
+        assert_eq!(
+            title_of(&parts, 60),
+            " Compare · no positions · a outputs · c leaves "
+        );
+        assert_eq!(
+            title_of(&parts, 40),
+            " Compare · no positions · a outputs · … "
+        );
+        assert_eq!(title_of(&parts, 12), " Compare · … ");
+        assert_eq!(title_of(&parts, 6), " Comp…");
+    }
 
     #[test]
     fn heat_glyphs_show_sign_and_size_without_colour() {

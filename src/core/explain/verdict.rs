@@ -80,6 +80,20 @@ impl VectorMatch {
         }
     }
 
+    /// The difference as a table's Δ column says it: `0 bit for bit` when every number is
+    /// the same, else the largest difference in significant digits (`0.31`, `6.0e-8 last
+    /// bit`), never rounded to zero. `short` leaves the words out (`0`, `6.0e-8`) where the
+    /// column is narrow; the table's header then says what 0 means.
+    #[must_use]
+    pub fn delta(self, short: bool) -> String {
+        match (self, short) {
+            (Self::Identical, false) => "0 bit for bit".to_owned(),
+            (Self::Identical, true) => "0".to_owned(),
+            (Self::LastBit(difference), false) => format!("{} last bit", significant(difference)),
+            (Self::LastBit(difference) | Self::DiffersBy(difference), _) => significant(difference),
+        }
+    }
+
     /// A short machine-readable name: `identical`, `last_bit` or `differs`.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -276,6 +290,19 @@ mod tests {
         assert_eq!(significant(0.004_21), "0.0042");
         assert_eq!(significant(3.1e-9), "3.1e-9");
         assert_eq!(significant(0.0), "0");
+    }
+
+    #[test]
+    fn the_delta_column_says_zero_bit_for_bit_or_the_difference_in_significant_digits() {
+        assert_eq!(VectorMatch::Identical.delta(false), "0 bit for bit");
+        assert_eq!(VectorMatch::Identical.delta(true), "0");
+        assert_eq!(VectorMatch::DiffersBy(0.3141).delta(false), "0.31");
+        assert_eq!(VectorMatch::DiffersBy(0.000_042_1).delta(true), "0.000042");
+        assert_eq!(
+            VectorMatch::LastBit(5.96e-8).delta(false),
+            "6.0e-8 last bit"
+        );
+        assert_eq!(VectorMatch::LastBit(5.96e-8).delta(true), "6.0e-8");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! they bring the same set of token vectors, so attention gives each word the same output in
 //! either order; a position scheme (or a causal mask) is what tells them apart.
 
+mod outputs;
 mod reorder;
 mod verdicts;
 
@@ -19,6 +20,7 @@ use crate::core::text::sentence;
 use crate::core::text::tokenizer::TextTokenizer;
 use crate::core::text::vocabulary::VocabKind;
 
+pub use outputs::{OutputRow, output_rows};
 pub use reorder::Reordering;
 pub use verdicts::{AttentionOverall, Cause, Verdicts, WordVerdict, Wording};
 
