@@ -445,7 +445,9 @@ mod tests {
                 count: 4
             }
         );
-        assert!(!head.long_delta);
+        // Its header is the widest thing in its column; Δ still has room for its words.
+        assert_eq!(head.vector, " output in A (2 decimals)".len());
+        assert!(head.long_delta);
         // Sixteen numbers: a strip of one cell each, or a window of exact values.
         let strip = layout(78, 16, 5, 1, WideView::Strip, 0);
         assert_eq!(strip.values, Values::Strip { cells: 16 });

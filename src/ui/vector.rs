@@ -339,7 +339,8 @@ mod tests {
             title_of(&parts, 40),
             " Compare · no positions · a outputs · … "
         );
-        assert_eq!(title_of(&parts, 12), " Compare · … ");
+        assert_eq!(title_of(&parts, 13), " Compare · … ");
+        assert_eq!(title_of(&parts, 12), " Compare · …");
         assert_eq!(title_of(&parts, 6), " Comp…");
     }
 
