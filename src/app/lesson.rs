@@ -105,7 +105,9 @@ impl App {
             Setup::RepeatedWord | Setup::NoPositionInput => {
                 (false, Detail::Lookups, false, PositionScheme::Learned)
             }
-            Setup::WordOrder => (true, Detail::Lookups, false, PositionScheme::Learned),
+            // The word-order step shows each word's attention output in both orders: the
+            // numbers behind "it cannot tell who bit whom".
+            Setup::WordOrder => (true, Detail::Attention, false, PositionScheme::Learned),
             Setup::PositionsAdded => (true, Detail::Lookups, true, PositionScheme::Learned),
             Setup::InsideAttention => (false, Detail::Attention, true, PositionScheme::Rope),
             Setup::Summary => (false, Detail::Lookups, true, PositionScheme::Learned),

@@ -68,10 +68,18 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
     );
     let leave = format!("{} leaves", key(&Action::ToggleCompare));
     let inner = width.saturating_sub(2).max(1);
-    let title = super::vector::title_of(
-        &["Compare", &positions_name(app), &shown, &switch, &leave],
-        usize::from(inner),
-    );
+    // The lesson arranges the panes itself: its keys are in its own bar.
+    let keys: &[&str] = if app.lesson().is_some() {
+        &[]
+    } else {
+        &[&switch, &leave]
+    };
+    let positions = positions_name(app);
+    let parts: Vec<&str> = ["Compare", &positions, &shown]
+        .into_iter()
+        .chain(keys.iter().copied())
+        .collect();
+    let title = super::vector::title_of(&parts, usize::from(inner));
     let body = match app.comparison() {
         Ok(comparison) => Body::Comparison {
             comparison,
