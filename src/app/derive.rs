@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use ndarray::{Array1, Array2};
 
-use super::layer0::{Layer0View, RealComparison, Worker, runs_in_background};
+use super::layer0::{Worker, runs_in_background};
 use super::navigation::Navigation;
 use super::scan::{self, Job, NEAREST_ROWS, NearestPair, Neighbours, Progress, Scales};
 use super::settings::Settings;
@@ -18,6 +18,7 @@ use crate::core::analysis::attention::{Attention, AttentionWeights, Mask, self_a
 use crate::core::analysis::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
 use crate::core::analysis::plane::{Plane, Sentence, Side, plane};
 use crate::core::analysis::similarity::{cosine_matrix, nearest_rows, one_hot_product};
+use crate::core::explain::layer0::{PairError, SentencePair, SentenceRun};
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 use crate::core::text::sentence::{self, ReadSentence, Unread};
@@ -147,12 +148,12 @@ pub struct Derived {
     nearest_stamp: Stamp<(u64, usize)>,
     one_hot_stamp: Stamp<(u64, bool, Option<usize>)>,
     layer0_stamp: Stamp<(u64, bool)>,
-    layer0_worker: Worker<Result<Arc<Layer0View>, String>>,
-    layer0_view: Option<Result<Arc<Layer0View>, String>>,
+    layer0_worker: Worker<Result<Arc<SentenceRun>, String>>,
+    layer0_view: Option<Result<Arc<SentenceRun>, String>>,
     head_stamp: Stamp<(u64, usize)>,
     real_comparison_stamp: Stamp<(u64, u64, bool, bool)>,
-    real_comparison_worker: Worker<Result<RealComparison, String>>,
-    real_comparison: Option<Result<RealComparison, String>>,
+    real_comparison_worker: Worker<Result<SentencePair, String>>,
+    real_comparison: Option<Result<SentencePair, String>>,
     plane_stamp: Stamp<(u64, Option<u64>, usize)>,
     scan: Option<Job<NearestPair>>,
     /// The one-hot product of a large table being computed on a worker.
@@ -310,7 +311,13 @@ impl Derived {
             let background = runs_in_background(layer, 2 * tokens, inputs.background_layer0_from);
             let layer = Arc::clone(layer);
             let work = move || {
-                RealComparison::compute(&layer, [&a, &b], MAX_COMPARED_TOKENS, with_positions)
+                SentencePair::compute(
+                    &layer,
+                    [&a, &b],
+                    MAX_COMPARED_TOKENS.min(layer.context_length()),
+                    with_positions,
+                )
+                .map_err(|error| pair_error(&error))
             };
             if background {
                 self.real_comparison_worker
@@ -354,7 +361,7 @@ impl Derived {
             let background = runs_in_background(layer, 2 * count, inputs.background_layer0_from);
             let layer = Arc::clone(layer);
             let work = move || {
-                Layer0View::compute(&layer, &tokens, MAX_VIEW_TOKENS, with_positions).map(Arc::new)
+                SentenceRun::compute(&layer, &tokens, MAX_VIEW_TOKENS, with_positions).map(Arc::new)
             };
             if background {
                 self.layer0_worker.request(self.layer0_stamp.revision, work);
@@ -375,7 +382,7 @@ impl Derived {
                 .head
                 .min(view.run.heads.len().saturating_sub(1));
             if self.head_stamp.renew((self.layer0_stamp.revision, head)) {
-                self.views.attention = view.attention(head);
+                self.views.attention = real_head(view, head);
                 self.counts.attention += 1;
             }
         }
@@ -580,7 +587,7 @@ impl Derived {
     /// The model's own layer 0 over the sentence: `None` while it is computed (or when the
     /// attention pane is closed or there is no such layer), else the run or why there is none.
     #[must_use]
-    pub fn layer0_view(&self) -> Option<Result<&Layer0View, &str>> {
+    pub fn layer0_view(&self) -> Option<Result<&SentenceRun, &str>> {
         self.layer0_view
             .as_ref()
             .map(|view| view.as_deref().map_err(String::as_str))
@@ -589,7 +596,7 @@ impl Derived {
     /// Compare mode on the model's own layer 0: `None` while it is computed or when there is
     /// no such layer.
     #[must_use]
-    pub fn real_comparison(&self) -> Option<Result<&RealComparison, &str>> {
+    pub fn real_comparison(&self) -> Option<Result<&SentencePair, &str>> {
         self.real_comparison
             .as_ref()
             .map(|result| result.as_ref().map_err(String::as_str))
@@ -681,4 +688,38 @@ impl Derived {
 fn is_large(inputs: &Inputs) -> bool {
     let model = inputs.model;
     model.rows().saturating_mul(model.dims()) >= inputs.background_scan_from
+}
+
+/// Why compare mode's sentences cannot go through the model's own layer 0, as the compare pane
+/// says it.
+fn pair_error(error: &PairError) -> String {
+    let name = |sentence: usize| if sentence == 0 { "A" } else { "B" };
+    match error {
+        PairError::NoTokens { sentence } => format!("sentence {} has no tokens", name(*sentence)),
+        PairError::MissingRow { sentence, missing } => format!(
+            "'{}' in sentence {} has no row in the model's table",
+            missing.text,
+            name(*sentence)
+        ),
+        PairError::Run(why) => why.clone(),
+    }
+}
+
+/// Head `head` of the run as the attention pane draws a head: weights, scores, each token's
+/// context. The pane reads no queries, keys or values, so those stay empty.
+fn real_head(view: &SentenceRun, head: usize) -> Option<Attention> {
+    let result = view.run.heads.get(head)?;
+    Some(Attention {
+        queries: Vec::new(),
+        keys: Vec::new(),
+        values: Vec::new(),
+        scores: result.scores.clone(),
+        weights: result.weights.clone(),
+        outputs: result
+            .context
+            .rows()
+            .into_iter()
+            .map(|r| r.to_owned())
+            .collect(),
+    })
 }

@@ -1,6 +1,7 @@
 //! The model's own layer 0 in the explorer: run over the sentence (and in compare mode over
-//! both sentences), at once when it is small and on a worker thread when it is large, so keys
-//! never wait for it. Only the newest request counts; one worker runs at a time.
+//! both sentences, both computed in [`crate::core::explain::layer0`]), at once when it is small
+//! and on a worker thread when it is large, so keys never wait for it. Only the newest request
+//! counts; one worker runs at a time.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
@@ -9,183 +10,12 @@ use std::thread;
 use super::App;
 use super::sources::RealLayer;
 use crate::action::{Action, key};
-use crate::core::analysis::attention::Attention;
-use crate::core::analysis::layer0::{Layer0, Layer0Run};
-use crate::core::explain::claim::{CopiesJudgement, Judgement, judge, judge_copies, reversal};
-use crate::core::text::vocabulary::Token;
+use crate::core::analysis::layer0::Layer0;
 use crate::view_state::{Detail, HeadChoice};
 
 /// Layer 0 runs on a worker from this many multiply-adds of its projections (about a 768-wide
 /// model over a dozen tokens); below it, at once.
 pub const BACKGROUND_LAYER0_FROM: usize = 1 << 26;
-
-/// How many distances the copy scores of a `RoPE` model cover.
-pub const COPY_DISTANCES: usize = 16;
-
-/// Layer 0 over the explorer's sentence, and what it shows.
-#[derive(Clone, Debug)]
-pub struct Layer0View {
-    /// The sentence index of each token that went in (tokens without a row are left out).
-    pub members: Vec<usize>,
-    /// The run, token `k` being `members[k]`.
-    pub run: Layer0Run,
-    /// The sentence with its words reversed (`order[k]` is the member at `k`), and how its
-    /// outputs compare with the sentence's own; `None` when no order of the words differs.
-    pub reversal: Option<(Vec<usize>, Judgement)>,
-    /// The first repeated word, its text, and what its first two copies get.
-    pub copies: Option<(String, CopiesJudgement)>,
-    /// A `RoPE` model's score between two copies of that word, by head, then distance.
-    pub copy_scores: Option<Vec<Vec<f64>>>,
-}
-
-impl Layer0View {
-    /// Runs `layer` over the tokens that have a row (at most `cap`), with or without the
-    /// model's positions, and over their reversal.
-    ///
-    /// # Errors
-    /// When no token has a row, or the layer refuses the ids.
-    pub fn compute(
-        layer: &Layer0,
-        tokens: &[Token],
-        cap: usize,
-        with_positions: bool,
-    ) -> Result<Self, String> {
-        let rows = layer.token_rows();
-        let members: Vec<usize> = tokens
-            .iter()
-            .enumerate()
-            .filter(|(_, token)| token.id.is_some_and(|id| id < rows))
-            .map(|(index, _)| index)
-            .take(cap.min(layer.context_length()))
-            .collect();
-        let ids: Vec<usize> = members.iter().filter_map(|&i| tokens[i].id).collect();
-        if ids.is_empty() {
-            return Err("no token of the sentence has a row in the model's table".to_owned());
-        }
-        let run = layer
-            .run(&ids, with_positions)
-            .map_err(|error| format!("{error:#}"))?;
-        let special: Vec<bool> = members.iter().map(|&i| tokens[i].special).collect();
-        let order = reversal(&special);
-        let reversal = if order.iter().enumerate().all(|(k, &i)| ids[k] == ids[i]) {
-            None
-        } else {
-            let reversed: Vec<usize> = order.iter().map(|&i| ids[i]).collect();
-            let other = layer
-                .run(&reversed, with_positions)
-                .map_err(|error| format!("{error:#}"))?;
-            let judgement = judge(layer.architecture(), layer.is_causal(), &run, &other);
-            Some((order, judgement))
-        };
-        let repeat = first_copies(&ids);
-        let copies = repeat.map(|(first, second)| {
-            (
-                tokens[members[first]].text.clone(),
-                judge_copies(layer.is_causal(), &run, first, second),
-            )
-        });
-        let copy_scores = repeat
-            .and_then(|(first, _)| layer.copy_scores(ids[first], COPY_DISTANCES, with_positions));
-        Ok(Self {
-            members,
-            run,
-            reversal,
-            copies,
-            copy_scores,
-        })
-    }
-
-    /// Head `head` as the attention pane draws a head: weights, scores, each token's context.
-    #[must_use]
-    pub fn attention(&self, head: usize) -> Option<Attention> {
-        let result = self.run.heads.get(head)?;
-        Some(Attention {
-            queries: Vec::new(),
-            keys: Vec::new(),
-            values: Vec::new(),
-            scores: result.scores.clone(),
-            weights: result.weights.clone(),
-            outputs: result
-                .context
-                .rows()
-                .into_iter()
-                .map(|r| r.to_owned())
-                .collect(),
-        })
-    }
-}
-
-/// The first word that repeats: its first two copies (indices into `ids`).
-fn first_copies(ids: &[usize]) -> Option<(usize, usize)> {
-    ids.iter().enumerate().find_map(|(second, id)| {
-        let first = ids[..second].iter().position(|other| other == id)?;
-        Some((first, second))
-    })
-}
-
-/// Compare mode on the model's own layer 0: both sentences run, and the verdict.
-#[derive(Clone, Debug)]
-pub struct RealComparison {
-    /// How A's and B's outputs compare, token by token.
-    pub judgement: Judgement,
-    /// A's tokens' texts, to name a word in the verdict.
-    pub words: Vec<String>,
-    /// B's tokens' texts.
-    pub other_words: Vec<String>,
-    /// The layer over A, then over B: every head's output for each token, the numbers the
-    /// verdict was made from.
-    pub runs: [Layer0Run; 2],
-}
-
-impl RealComparison {
-    /// Runs `layer` over both sentences' tokens.
-    ///
-    /// # Errors
-    /// When a token has no row, or the layer refuses the ids.
-    pub fn compute(
-        layer: &Layer0,
-        sentences: [&[Token]; 2],
-        cap: usize,
-        with_positions: bool,
-    ) -> Result<Self, String> {
-        let run = |name: &str, tokens: &[Token]| {
-            let mut ids = Vec::with_capacity(tokens.len());
-            for token in tokens.iter().take(cap.min(layer.context_length())) {
-                match token.id.filter(|&id| id < layer.token_rows()) {
-                    Some(id) => ids.push(id),
-                    None => {
-                        return Err(format!(
-                            "'{}' in sentence {name} has no row in the model's table",
-                            token.text
-                        ));
-                    }
-                }
-            }
-            if ids.is_empty() {
-                return Err(format!("sentence {name} has no tokens"));
-            }
-            layer
-                .run(&ids, with_positions)
-                .map_err(|error| format!("{error:#}"))
-        };
-        let runs = [run("A", sentences[0])?, run("B", sentences[1])?];
-        let judgement = judge(layer.architecture(), layer.is_causal(), &runs[0], &runs[1]);
-        let texts = |tokens: &[Token]| tokens.iter().map(|t| t.text.clone()).collect();
-        Ok(Self {
-            judgement,
-            words: texts(sentences[0]),
-            other_words: texts(sentences[1]),
-            runs,
-        })
-    }
-
-    /// The verdict in words.
-    #[must_use]
-    pub fn sentence(&self) -> String {
-        self.judgement
-            .sentence(|index| self.words.get(index).cloned().unwrap_or_default())
-    }
-}
 
 /// Work for the worker: the revision it was asked for, and what to compute.
 type Work<T> = (u64, Box<dyn FnOnce() -> T + Send>);
@@ -383,11 +213,5 @@ mod tests {
             std::thread::yield_now();
         }
         assert_eq!(answers, [(1, 1)]);
-    }
-
-    #[test]
-    fn the_first_copies_are_the_first_word_that_repeats() {
-        assert_eq!(first_copies(&[4, 5, 6, 5, 4]), Some((1, 3)));
-        assert_eq!(first_copies(&[1, 2, 3]), None);
     }
 }

@@ -25,6 +25,7 @@ use crate::action::{Action, key};
 use crate::core::analysis::attention::Mask;
 use crate::core::analysis::compare::Comparison;
 use crate::core::analysis::layer0::{Layer0, Unavailable};
+use crate::core::explain::layer0::{SentencePair, SentenceRun};
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::{
     DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, TokenLookup, as_width,
@@ -37,7 +38,6 @@ use crate::view_state::{Detail, HeadChoice, WideStyle, WideView};
 
 pub use compare::CompareMode;
 pub use derive::{MAX_VIEW_TOKENS, Recomputations, Views};
-pub use layer0::{Layer0View, RealComparison};
 pub use navigation::{Focus, PAGE_ROWS};
 pub use prompt::{Prompt, PromptKind};
 pub use scan::{NEAREST_ROWS, Neighbours};
@@ -432,13 +432,13 @@ impl App {
     /// The model's own layer 0 over the sentence, while the attention pane is open: `None`
     /// while it is computed.
     #[must_use]
-    pub fn layer0_view(&self) -> Option<Result<&Layer0View, &str>> {
+    pub fn layer0_view(&self) -> Option<Result<&SentenceRun, &str>> {
         self.derived.layer0_view()
     }
 
     /// Compare mode on the model's own layer 0: `None` while it is computed or without one.
     #[must_use]
-    pub fn real_comparison(&self) -> Option<Result<&RealComparison, &str>> {
+    pub fn real_comparison(&self) -> Option<Result<&SentencePair, &str>> {
         self.derived.real_comparison()
     }
 

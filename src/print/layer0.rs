@@ -3,13 +3,13 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use serde::Serialize;
 
 use super::write_or_stop;
 use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
 use crate::core::analysis::layer0::{Layer0, Layer0Run};
-use crate::core::explain::claim::judge;
+use crate::core::explain::layer0::{MissingRow, PairError, SentenceIds, SentencePair};
 use crate::core::files::Opened;
 use crate::core::tables::weights::EmbeddingModel;
 use crate::core::text::printable::printable;
@@ -41,13 +41,11 @@ pub fn attention(args: &AttentionArgs, out: &mut impl Write) -> Result<()> {
         (None, Some(sentence)) => model.tokenize_with(sentence, !args.model.no_special_tokens)?,
         (None, None) => bail!("give a sentence, or token ids with --ids"),
     };
-    let mut ids = Vec::with_capacity(tokens.len());
-    for token in &tokens {
-        match token.id {
-            Some(id) => ids.push(id),
-            None => bail!("\"{}\" has no id in the model's vocabulary", token.text),
-        }
+    let ids = SentenceIds::of(&layer, &tokens, usize::MAX);
+    if let Some(missing) = &ids.missing {
+        bail!(missing_message(&layer, missing));
     }
+    let ids = ids.ids;
     let heads: Vec<usize> = match args.head {
         HeadChoice::All => (0..layer.heads()).collect(),
         HeadChoice::One(head) if head < layer.heads() => vec![head],
@@ -250,6 +248,17 @@ fn numbers<'a>(values: impl Iterator<Item = &'a f32>) -> String {
         .join(" ")
 }
 
+/// Why a token cannot go through layer 0, as the print subcommands say it.
+fn missing_message(layer: &Layer0, missing: &MissingRow) -> String {
+    match missing.id {
+        None => format!("\"{}\" has no id in the model's vocabulary", missing.text),
+        Some(id) => format!(
+            "id {id} has no row: the token table has {} rows",
+            layer.token_rows()
+        ),
+    }
+}
+
 /// `embedlens compare --model --format json`.
 #[derive(Serialize)]
 struct CompareJson<'a> {
@@ -282,31 +291,31 @@ pub(super) fn compare_real(
     json_format: bool,
     out: &mut impl Write,
 ) -> Result<()> {
-    let mut texts = Vec::new();
-    let mut ids = Vec::new();
+    let mut tokens = Vec::with_capacity(2);
     for sentence in sentences {
-        let tokens = model.tokenize_with(sentence, special_tokens)?;
-        if tokens.is_empty() {
+        let read = model.tokenize_with(sentence, special_tokens)?;
+        if read.is_empty() {
             bail!("\"{sentence}\" has no tokens");
         }
-        let mut sentence_ids = Vec::new();
-        for token in &tokens {
-            match token.id {
-                Some(id) => sentence_ids.push(id),
-                None => bail!("\"{}\" has no id in the model's vocabulary", token.text),
-            }
-        }
-        texts.push(tokens.into_iter().map(|t| t.text).collect::<Vec<_>>());
-        ids.push(sentence_ids);
+        tokens.push(read);
     }
     let mut states = Vec::new();
     for with_positions in [false, true] {
-        let a = layer.run(&ids[0], with_positions)?;
-        let b = layer.run(&ids[1], with_positions)?;
-        let judgement = judge(layer.architecture(), layer.is_causal(), &a, &b);
-        let sentence = judgement.sentence(|index| texts[0][index].clone());
-        states.push((with_positions, a, b, sentence));
+        let pair =
+            SentencePair::compute(layer, [&tokens[0], &tokens[1]], usize::MAX, with_positions)
+                .map_err(|error| match error {
+                    PairError::MissingRow { missing, .. } => {
+                        anyhow!(missing_message(layer, &missing))
+                    }
+                    PairError::NoTokens { sentence } => {
+                        anyhow!("\"{}\" has no tokens", sentences[sentence])
+                    }
+                    PairError::Run(why) => anyhow!(why),
+                })?;
+        let verdict = pair.sentence();
+        states.push((with_positions, pair, verdict));
     }
+    let texts = &states[0].1.words;
     write_or_stop(out, |out| {
         if json_format {
             let value = CompareJson {
@@ -316,11 +325,11 @@ pub(super) fn compare_real(
                 b: sentences[1],
                 states: states
                     .iter()
-                    .map(|(with_positions, a, b, verdict)| StateJson {
+                    .map(|(with_positions, pair, verdict)| StateJson {
                         positions: *with_positions,
                         verdict,
-                        a: token_json(a, &texts[0]),
-                        b: token_json(b, &texts[1]),
+                        a: token_json(&pair.runs[0], &texts[0]),
+                        b: token_json(&pair.runs[1], &texts[1]),
                     })
                     .collect(),
             };
@@ -335,8 +344,9 @@ pub(super) fn compare_real(
             family(layer),
             layer.heads()
         )?;
-        for (with_positions, a, b, verdict) in &states {
+        for (with_positions, pair, verdict) in &states {
             writeln!(out, "\n{}", positions_line(layer, *with_positions))?;
+            let [a, b] = &pair.runs;
             for (name, run, texts) in [("A", a, &texts[0]), ("B", b, &texts[1])] {
                 writeln!(out, "{name}: {}", sentences[usize::from(name == "B")])?;
                 for ((index, text), row) in texts.iter().enumerate().zip(run.outputs.rows()) {

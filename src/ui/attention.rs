@@ -20,9 +20,10 @@ use super::vector::{
     vector_lines, wide_legend, wide_line, window, wrap_words,
 };
 use crate::action::fill_keys;
-use crate::app::{App, Layer0View, MAX_VIEW_TOKENS, RealLayer};
+use crate::app::{App, MAX_VIEW_TOKENS, RealLayer};
 use crate::core::analysis::attention::{Attention, Mask};
 use crate::core::analysis::layer0::Layer0;
+use crate::core::explain::layer0::SentenceRun;
 use crate::core::explain::verdict::VectorMatch;
 use crate::core::tables::positional::{
     ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
@@ -81,7 +82,7 @@ struct Grid {
 }
 
 /// The model's own layer 0 and its run over the sentence, when the pane shows them.
-fn real_view(app: &App) -> Option<(&Layer0, &Layer0View)> {
+fn real_view(app: &App) -> Option<(&Layer0, &SentenceRun)> {
     match (app.real_layer(), app.layer0_view()) {
         (RealLayer::Open(layer), Some(Ok(view))) => Some((layer, view)),
         _ => None,

@@ -93,7 +93,7 @@ pub(super) fn build(app: &App) -> OutputsTable<'_> {
                     HeadChoice::Head(head) => run.heads[head].context.rows().into_iter().collect(),
                 });
                 Ok(Table::new(
-                    [real.words.clone(), real.other_words.clone()],
+                    real.words.clone(),
                     outputs,
                     &real.judgement.pairs,
                 ))

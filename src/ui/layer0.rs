@@ -7,9 +7,10 @@ use unicode_width::UnicodeWidthStr;
 
 use super::vector::wrap_words;
 use crate::action::fill_keys;
-use crate::app::{App, Layer0View, RealLayer};
+use crate::app::{App, RealLayer};
 use crate::core::analysis::layer0::Layer0;
 use crate::core::explain::claim::CopyScores;
+use crate::core::explain::layer0::SentenceRun;
 use crate::core::tables::positional::PositionScheme;
 use crate::theme::Theme;
 
@@ -85,7 +86,7 @@ pub(super) fn waiting(app: &App) -> Option<String> {
 
 /// The verdicts, wrapped: the sentence against its reversal, then the first repeated word's
 /// copies, then the keys that change what is shown.
-pub(super) fn finding(app: &App, layer: &Layer0, view: &Layer0View, width: usize) -> Vec<String> {
+pub(super) fn finding(app: &App, layer: &Layer0, view: &SentenceRun, width: usize) -> Vec<String> {
     let tokens = app.tokens();
     let text_of = |member: usize| tokens[view.members[member]].text.clone();
     let mut sentences = Vec::new();
@@ -128,7 +129,7 @@ pub(super) fn finding(app: &App, layer: &Layer0, view: &Layer0View, width: usize
 /// A `RoPE` model's query·key score between two copies of the repeated word, for this head.
 pub(super) fn extra(
     app: &App,
-    view: &Layer0View,
+    view: &SentenceRun,
     width: usize,
     theme: Theme,
 ) -> Vec<Line<'static>> {

@@ -3,5 +3,6 @@
 //! the article's claim judged on a real layer 0. Sentences are made from these values last.
 pub mod claim;
 pub mod findings;
+pub mod layer0;
 pub mod readout;
 pub mod verdict;
