@@ -563,3 +563,41 @@ fn the_compare_subcommand_takes_a_long_sentence_within_bounds() {
         &run.stdout[..run.stdout.len().min(2000)]
     );
 }
+
+/// Writes a sparse GGUF file of `len` bytes whose header holds `header` and zeros after it.
+fn write_sparse_gguf(path: &Path, header: &[u8], len: u64) {
+    std::fs::write(path, header).expect("the header is written");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|file| file.set_len(len))
+        .expect("the file is made sparse to its length");
+}
+
+#[test]
+fn crafted_gguf_counts_backed_by_a_sparse_file_are_refused_in_bounded_memory() {
+    let dir = TempDir::new("gguf-counts");
+    let len: u64 = 512 << 20;
+    // One metadata array of u8 as long as the file: 32 bytes of memory a value would be 16 GB.
+    let mut array = b"GGUF".to_vec();
+    array.extend(3u32.to_le_bytes());
+    array.extend(0u64.to_le_bytes());
+    array.extend(1u64.to_le_bytes());
+    array.extend(1u64.to_le_bytes());
+    array.push(b'a');
+    array.extend(9u32.to_le_bytes());
+    array.extend(0u32.to_le_bytes());
+    array.extend((len - 64).to_le_bytes());
+    let path = dir.join("array.gguf");
+    write_sparse_gguf(&path, &array, len);
+    run(&["inspect", arg(&path)]).assert_refused("a holds 536870848 values, more than the");
+    // A tensor count the bytes could hold, each entry far larger in memory than in the file.
+    let mut tensors = b"GGUF".to_vec();
+    tensors.extend(3u32.to_le_bytes());
+    tensors.extend((len / 40).to_le_bytes());
+    tensors.extend(0u64.to_le_bytes());
+    let path = dir.join("tensors.gguf");
+    write_sparse_gguf(&path, &tensors, len);
+    run(&["inspect", arg(&path)])
+        .assert_refused("it lists 13421772 tensors (at most 1048576 are read)");
+}

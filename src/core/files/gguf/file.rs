@@ -26,6 +26,15 @@ const DEFAULT_ALIGNMENT: u64 = 32;
 const MAX_DEPTH: usize = 4;
 /// More dimensions than ggml allows.
 const MAX_DIMS: u32 = 4;
+/// The most tensors a file may list (real models list a few thousand at most).
+const MAX_TENSORS: usize = 1 << 20;
+/// The most metadata entries a file may hold (real files hold a few dozen).
+const MAX_ENTRIES: usize = 1 << 20;
+/// The most values all metadata arrays may hold together: six times the largest real
+/// vocabulary's arrays (Gemma 3's 262,144 tokens, scores and types, and its merges), and a
+/// bound on the memory a file's header can ask for (each value is held in 32 bytes or so,
+/// whatever it took in the file).
+pub const MAX_ARRAY_VALUES: usize = 1 << 23;
 
 /// One tensor as the file lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -253,6 +262,8 @@ struct Parsed {
 struct Cursor<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// How many more array values the metadata may hold (see [`MAX_ARRAY_VALUES`]).
+    values_left: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -328,7 +339,15 @@ impl<'a> Cursor<'a> {
                 }
                 let item_kind = self.u32(key)?;
                 let count = self.count(key, 1)?;
-                let mut items = Vec::with_capacity(count);
+                if count > self.values_left {
+                    bail!(
+                        "GGUF metadata too large: {key} holds {count} values, more than the \
+                         {MAX_ARRAY_VALUES} all arrays together may hold"
+                    );
+                }
+                self.values_left -= count;
+                // Grown as values are read, never reserved from the count alone.
+                let mut items = Vec::new();
                 for _ in 0..count {
                     items.push(self.value(item_kind, key, depth + 1)?);
                 }
@@ -345,7 +364,11 @@ impl<'a> Cursor<'a> {
 }
 
 fn parse(bytes: &[u8]) -> Result<Parsed> {
-    let mut cursor = Cursor { bytes, at: 0 };
+    let mut cursor = Cursor {
+        bytes,
+        at: 0,
+        values_left: MAX_ARRAY_VALUES,
+    };
     if bytes.len() < 4 || &bytes[..4] != MAGIC {
         bail!("not a GGUF file (it does not start with the bytes GGUF)");
     }
@@ -364,24 +387,55 @@ fn parse(bytes: &[u8]) -> Result<Parsed> {
     }
     // The smallest tensor entry is a name length, one dimension, a type and an offset.
     let tensor_count = cursor.count("the tensor count", 8 + 4 + 8 + 4 + 8)?;
+    if tensor_count > MAX_TENSORS {
+        bail!(
+            "damaged GGUF header: it lists {tensor_count} tensors (at most {MAX_TENSORS} are read)"
+        );
+    }
     let kv_count = cursor.count("the metadata count", 8 + 4 + 1)?;
-    let mut metadata = Vec::with_capacity(kv_count);
+    if kv_count > MAX_ENTRIES {
+        bail!(
+            "damaged GGUF header: it holds {kv_count} metadata entries (at most {MAX_ENTRIES} are \
+             read)"
+        );
+    }
+    let mut metadata = Vec::new();
+    let mut keys = std::collections::HashSet::new();
     for _ in 0..kv_count {
         let key = cursor.string("a metadata key")?;
+        if !keys.insert(key.clone()) {
+            bail!("damaged GGUF metadata: the key {key} appears twice");
+        }
         let kind = cursor.u32(&key)?;
         let value = cursor.value(kind, &key, 0)?;
         metadata.push((key, value));
     }
     let alignment = match metadata.iter().find(|(key, _)| key == "general.alignment") {
         None => DEFAULT_ALIGNMENT,
-        Some((_, value)) => match value.as_u64() {
-            Some(n) if n.is_power_of_two() => n,
-            _ => bail!("damaged GGUF metadata: general.alignment is {value}, not a power of two"),
+        Some((_, value)) => match value {
+            MetadataValue::U8(_)
+            | MetadataValue::U16(_)
+            | MetadataValue::U32(_)
+            | MetadataValue::U64(_) => match value.as_u64() {
+                Some(n) if n.is_power_of_two() => n,
+                _ => {
+                    bail!("damaged GGUF metadata: general.alignment is {value}, not a power of two")
+                }
+            },
+            other => bail!(
+                "damaged GGUF metadata: general.alignment is stored as {}, not as an unsigned \
+                 integer",
+                other.type_name()
+            ),
         },
     };
-    let mut tensors = Vec::with_capacity(tensor_count);
+    let mut tensors = Vec::new();
+    let mut names = std::collections::HashSet::new();
     for _ in 0..tensor_count {
         let name = cursor.string("a tensor name")?;
+        if !names.insert(name.clone()) {
+            bail!("damaged GGUF header: the tensor {name} is listed twice");
+        }
         let n_dims = cursor.u32(&name)?;
         if n_dims > MAX_DIMS {
             bail!(

@@ -17,7 +17,7 @@ mod value;
 mod vocab;
 mod writer;
 
-pub use file::{GgufFile, GgufTensor, is_gguf};
+pub use file::{GgufFile, GgufTensor, MAX_ARRAY_VALUES, is_gguf};
 pub use ggml_type::GgmlType;
 pub use value::MetadataValue;
 pub use vocab::{MetadataTokenizer, metadata_tokenizer};

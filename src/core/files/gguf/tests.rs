@@ -205,6 +205,61 @@ fn damaged_files_get_messages_that_say_what_is_wrong() {
     assert!(error_of(&bad_alignment).contains("general.alignment is 48, not a power of two"));
 }
 
+/// The bytes of a GGUF header holding one metadata array of `count` u8 values, followed by
+/// `count` zero bytes: a file whose count is backed by bytes, as a sparse file's is.
+fn one_byte_array(count: usize) -> Vec<u8> {
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend(3u32.to_le_bytes());
+    bytes.extend(0u64.to_le_bytes()); // tensors
+    bytes.extend(1u64.to_le_bytes()); // metadata entries
+    bytes.extend(1u64.to_le_bytes());
+    bytes.push(b'a');
+    bytes.extend(9u32.to_le_bytes()); // an array
+    bytes.extend(0u32.to_le_bytes()); // of u8
+    bytes.extend((count as u64).to_le_bytes());
+    bytes.resize(bytes.len() + count, 0);
+    bytes
+}
+
+#[test]
+fn counts_backed_by_bytes_still_ask_for_bounded_memory() {
+    let parse = |bytes: Vec<u8>| GgufFile::from_bytes(Arc::new(bytes), Path::new("m.gguf"));
+    let too_many = format!(
+        "{:#}",
+        parse(one_byte_array(MAX_ARRAY_VALUES + 1)).unwrap_err()
+    );
+    assert!(
+        too_many.contains(&format!(
+            "a holds {} values, more than the",
+            MAX_ARRAY_VALUES + 1
+        )),
+        "{too_many}"
+    );
+    assert!(parse(one_byte_array(1000)).is_ok(), "a small array reads");
+}
+
+#[test]
+fn repeated_names_and_a_float_alignment_are_refused_by_name() {
+    let good = GgufWriter::new()
+        .text("general.architecture", "llama")
+        .f32_table("token_embd.weight", 2, 2, &[1.0; 4]);
+    let twice = error_of(&good.clone().text("general.architecture", "gpt2"));
+    assert!(
+        twice.contains("the key general.architecture appears twice"),
+        "{twice}"
+    );
+    let tensor_twice = error_of(&good.clone().f32_table("token_embd.weight", 2, 2, &[1.0; 4]));
+    assert!(
+        tensor_twice.contains("the tensor token_embd.weight is listed twice"),
+        "{tensor_twice}"
+    );
+    let float = error_of(&good.metadata("general.alignment", MetadataValue::F32(32.0)));
+    assert!(
+        float.contains("general.alignment is stored as f32, not as an unsigned integer"),
+        "{float}"
+    );
+}
+
 #[test]
 fn a_file_is_told_by_its_magic() {
     let dir = std::env::temp_dir().join(format!("embedlens-gguf-magic-{}", std::process::id()));
