@@ -601,3 +601,42 @@ fn crafted_gguf_counts_backed_by_a_sparse_file_are_refused_in_bounded_memory() {
     run(&["inspect", arg(&path)])
         .assert_refused("it lists 13421772 tensors (at most 1048576 are read)");
 }
+
+#[test]
+fn a_hostile_model_type_is_printed_escaped_on_every_output_path() {
+    let dir = TempDir::new("model-type");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
+    let folder = dir.join("bert");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    for entry in std::fs::read_dir(&fixture).expect("the fixture") {
+        let entry = entry.expect("an entry");
+        std::fs::copy(entry.path(), folder.join(entry.file_name())).expect("a copy");
+    }
+    let config_path = folder.join("config.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).expect("the config"))
+            .expect("JSON");
+    config["model_type"] = json!("bert\u{1b}]0;pwned\u{7}\u{1b}[2J");
+    std::fs::write(&config_path, config.to_string()).expect("the config is written");
+    let model = arg(&folder);
+    for args in [
+        &["attention", "--model", model, "the dog"][..],
+        &["attention", "--model", model, "the dog", "--format", "json"][..],
+        &["compare", "--model", model, "the dog", "dog the"][..],
+        &[
+            "compare", "--model", model, "the dog", "dog the", "--format", "json",
+        ][..],
+        &["lookup", "--model", model, "the dog"][..],
+        &["lookup", "--model", model, "the dog", "--format", "json"][..],
+        &["inspect", model][..],
+    ] {
+        let run = run(args);
+        assert!(run.status.success(), "{args:?}: {}", run.stderr);
+        for (name, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                "{args:?} wrote a control character to {name}:\n{text}"
+            );
+        }
+    }
+}

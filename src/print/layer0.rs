@@ -174,7 +174,7 @@ fn attention_table(
         out,
         "{}: layer 0 of a {} model, {} query heads, {} key/value heads, {} numbers each",
         model.label(),
-        family(layer),
+        printable(&family(layer)),
         layer.heads(),
         layer.kv_heads(),
         layer.head_dims()
@@ -341,7 +341,7 @@ pub(super) fn compare_real(
             "{}: the model's own layer 0 ({}, {} heads), each token's output before the output \
              projection",
             model.label(),
-            family(layer),
+            printable(&family(layer)),
             layer.heads()
         )?;
         for (with_positions, pair, verdict) in &states {
