@@ -602,16 +602,22 @@ fn crafted_gguf_counts_backed_by_a_sparse_file_are_refused_in_bounded_memory() {
         .assert_refused("it lists 13421772 tensors (at most 1048576 are read)");
 }
 
-#[test]
-fn a_hostile_model_type_is_printed_escaped_on_every_output_path() {
-    let dir = TempDir::new("model-type");
+/// A copy of the small BERT layer-0 fixture (config, tokenizer, weights) in `dir/name`.
+fn copy_bert_fixture(dir: &TempDir, name: &str) -> PathBuf {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
-    let folder = dir.join("bert");
+    let folder = dir.join(name);
     std::fs::create_dir_all(&folder).expect("a folder");
     for entry in std::fs::read_dir(&fixture).expect("the fixture") {
         let entry = entry.expect("an entry");
         std::fs::copy(entry.path(), folder.join(entry.file_name())).expect("a copy");
     }
+    folder
+}
+
+#[test]
+fn a_hostile_model_type_is_printed_escaped_on_every_output_path() {
+    let dir = TempDir::new("model-type");
+    let folder = copy_bert_fixture(&dir, "bert");
     let config_path = folder.join("config.json");
     let mut config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&config_path).expect("the config"))
@@ -638,5 +644,57 @@ fn a_hostile_model_type_is_printed_escaped_on_every_output_path() {
                 "{args:?} wrote a control character to {name}:\n{text}"
             );
         }
+    }
+}
+
+/// Overwrites every number of the float32 tensor `name` in a safetensors file with `value`.
+fn fill_f32_tensor(path: &Path, name: &str, value: f32) {
+    let mut bytes = std::fs::read(path).expect("the model file");
+    let header_len =
+        usize::try_from(u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))).expect("len");
+    let header: serde_json::Value =
+        serde_json::from_slice(&bytes[8..8 + header_len]).expect("a JSON header");
+    let offsets = &header[name]["data_offsets"];
+    let start = 8 + header_len + usize::try_from(offsets[0].as_u64().expect("a start")).expect("");
+    let end = 8 + header_len + usize::try_from(offsets[1].as_u64().expect("an end")).expect("");
+    for number in bytes[start..end].chunks_exact_mut(4) {
+        number.copy_from_slice(&value.to_le_bytes());
+    }
+    std::fs::write(path, bytes).expect("the model file is written");
+}
+
+#[test]
+fn non_numbers_from_a_model_are_never_the_same_bit_for_bit_and_json_warns() {
+    let dir = TempDir::new("nan-layer0");
+    let folder = copy_bert_fixture(&dir, "bert");
+    fill_f32_tensor(
+        &folder.join("model.safetensors"),
+        "embeddings.word_embeddings.weight",
+        f32::NAN,
+    );
+    let model = arg(&folder);
+    let table = run(&["compare", "--model", model, "the dog", "dog the"]);
+    assert!(table.status.success(), "{}", table.stderr);
+    assert!(
+        table.stdout.contains("non-numbers") && !table.stdout.contains("bit for bit"),
+        "{}",
+        table.stdout
+    );
+    for args in [
+        &["attention", "--model", model, "the dog", "--format", "json"][..],
+        &[
+            "compare", "--model", model, "the dog", "dog the", "--format", "json",
+        ][..],
+    ] {
+        let run = run(args);
+        assert!(run.status.success(), "{args:?}: {}", run.stderr);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+        assert!(
+            report["warning"]
+                .as_str()
+                .is_some_and(|w| w.contains("NaN")),
+            "{args:?}: {}",
+            run.stdout
+        );
     }
 }

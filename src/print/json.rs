@@ -74,7 +74,7 @@ struct TokenReport<'a> {
 }
 
 /// What a report says when it wrote NaN or an infinity: JSON has no such numbers.
-const NON_FINITE_AS_NULL: &str =
+pub(super) const NON_FINITE_AS_NULL: &str =
     "some values are NaN or infinite; JSON has no such numbers, so they are written as null";
 
 /// The weights as `matrix --format json` writes them, streamed: the token names and rows are

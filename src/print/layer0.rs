@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use anyhow::{Result, anyhow, bail};
 use serde::Serialize;
 
+use super::json::NON_FINITE_AS_NULL;
 use super::write_or_stop;
 use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
 use crate::core::analysis::layer0::{Layer0, Layer0Run};
@@ -82,6 +83,9 @@ struct AttentionJson<'a> {
     head_width: usize,
     heads: Vec<HeadJson>,
     tokens: Vec<TokenJson<'a>>,
+    /// Present when some value is NaN or infinite, which JSON writes as null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<&'static str>,
 }
 
 /// One head: its weights (tokens × tokens) and context (tokens × head width).
@@ -152,9 +156,20 @@ fn attention_json(
         head_width: layer.head_dims(),
         heads,
         tokens: token_json(run, texts),
+        warning: non_finite(run).then_some(NON_FINITE_AS_NULL),
     };
     serde_json::to_writer(&mut *out, &value)?;
     writeln!(out)
+}
+
+/// Whether a run holds a value JSON cannot write (NaN or infinity): its outputs, or any
+/// head's weights or context.
+fn non_finite(run: &Layer0Run) -> bool {
+    run.outputs.iter().any(|x| !x.is_finite())
+        || run.heads.iter().any(|head| {
+            head.weights.iter().any(|w| !w.is_finite())
+                || head.context.iter().any(|x| !x.is_finite())
+        })
 }
 
 /// An attention weight as the float32 PyTorch would hold.
@@ -267,6 +282,9 @@ struct CompareJson<'a> {
     a: &'a str,
     b: &'a str,
     states: Vec<StateJson<'a>>,
+    /// Present when some value is NaN or infinite, which JSON writes as null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<&'static str>,
 }
 
 /// Both sentences without or with the model's positions, and the verdict.
@@ -332,6 +350,10 @@ pub(super) fn compare_real(
                         b: token_json(&pair.runs[1], &texts[1]),
                     })
                     .collect(),
+                warning: states
+                    .iter()
+                    .any(|(_, a, b, _)| non_finite(a) || non_finite(b))
+                    .then_some(NON_FINITE_AS_NULL),
             };
             serde_json::to_writer(&mut *out, &value)?;
             return writeln!(out);

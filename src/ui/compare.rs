@@ -16,6 +16,7 @@ use crate::action::{Action, key};
 use crate::app::{App, RealLayer};
 use crate::core::analysis::compare::{Comparison, Wording};
 use crate::core::explain::claim::Verdict;
+use crate::core::explain::verdict::VectorMatch;
 use crate::theme::Theme;
 use crate::view_state::Detail;
 
@@ -436,10 +437,15 @@ fn prioritised_summary(
     for difference in &comparison.id_differences {
         lines.push((2, Line::styled(difference.clone(), theme.warning())));
     }
-    let mean = if comparison.same_mean_vector {
-        Span::styled("identical", theme.finding())
-    } else {
-        Span::styled("different", theme.warning())
+    let mean = match comparison.mean_match() {
+        VectorMatch::Identical => Span::styled("identical", theme.finding()),
+        VectorMatch::NotNumbers => Span::styled(
+            "not comparable: they hold non-numbers (NaN or infinity)",
+            theme.warning(),
+        ),
+        VectorMatch::LastBit(_) | VectorMatch::DiffersBy(_) => {
+            Span::styled("different", theme.warning())
+        }
     };
     lines.push((
         4,

@@ -10,6 +10,9 @@ pub enum Verdict {
     /// The sentences do not hold the same tokens, so no word can be followed from one to the
     /// other: the claim is not being tested.
     DifferentTokens,
+    /// Some output is not a number (NaN) or is infinite, so equal bits say nothing: the layer
+    /// produced non-numbers (weights holding NaN, or values past float32's range).
+    NotNumbers,
     /// Every token's output in A has the same bits as the same token's (copy for copy) in B.
     Identical,
     /// Some token's outputs differ between A and B.
@@ -41,7 +44,9 @@ pub struct Judgement {
 pub fn judge(architecture: Architecture, causal: bool, a: &Layer0Run, b: &Layer0Run) -> Judgement {
     let pairs = copy_pairs(&a.ids, &b.ids);
     let same_tokens = pairs.len() == a.ids.len() && a.ids.len() == b.ids.len();
-    let verdict = if same_tokens {
+    let verdict = if !(all_finite(a) && all_finite(b)) {
+        Verdict::NotNumbers
+    } else if same_tokens {
         let mut largest = 0.0f32;
         let mut at = None;
         for &(i, j) in &pairs {
@@ -78,6 +83,7 @@ impl Judgement {
     pub fn headline(&self, other: &str, name: impl Fn(usize) -> String) -> String {
         match &self.verdict {
             Verdict::DifferentTokens => format!("{other}: not the same tokens"),
+            Verdict::NotNumbers => format!("{other}: the layer produced non-numbers (NaN)"),
             Verdict::Identical => {
                 format!("{other}: every word's layer-0 output the same, bit for bit")
             }
@@ -92,6 +98,15 @@ impl Judgement {
         }
     }
 }
+
+/// Whether every output of a run is a finite number.
+fn all_finite(run: &Layer0Run) -> bool {
+    run.outputs.iter().all(|x| x.is_finite())
+}
+
+/// What [`Verdict::NotNumbers`] says, wherever it is said.
+const NOT_NUMBERS: &str = "the layer produced non-numbers (NaN or infinity), so its outputs \
+                           cannot be compared; the model's weights hold such values";
 
 /// Pairs each token of A with the same id in B: first copy with first copy, and so on.
 fn copy_pairs(a: &[usize], b: &[usize]) -> Vec<(usize, usize)> {
@@ -124,6 +139,7 @@ impl Judgement {
             Verdict::DifferentTokens => "the two sentences do not hold the same tokens, so no \
                  word can be followed from one to the other"
                 .to_owned(),
+            Verdict::NotNumbers => format!("{positions}, {NOT_NUMBERS}"),
             Verdict::Identical if self.causal => format!(
                 "{positions}, the model's own layer 0 gives every word the same output in both \
                  orders, bit for bit"
@@ -192,6 +208,15 @@ pub struct CopiesJudgement {
 /// Compares the layer-0 outputs of tokens `first` and `second` of one run, number by number.
 #[must_use]
 pub fn judge_copies(causal: bool, run: &Layer0Run, first: usize, second: usize) -> CopiesJudgement {
+    if !all_finite(run) {
+        return CopiesJudgement {
+            verdict: Verdict::NotNumbers,
+            first,
+            second,
+            with_positions: run.with_positions,
+            causal,
+        };
+    }
     let mut largest: Option<f32> = None;
     for (x, y) in run.outputs.row(first).iter().zip(run.outputs.row(second)) {
         if x.to_bits() != y.to_bits() {
@@ -241,6 +266,7 @@ impl CopiesJudgement {
                 format!("'{word}' at {a} and {b}: outputs differ by up to {largest:.4}")
             }
             (Verdict::DifferentTokens, _, _) => format!("'{word}' at {a} and {b}"),
+            (Verdict::NotNumbers, _, _) => format!("'{word}' at {a} and {b}: {NOT_NUMBERS}"),
         }
     }
 }
@@ -358,6 +384,33 @@ mod tests {
             judge(Architecture::Bert, false, &a, &other).verdict,
             Verdict::DifferentTokens
         );
+    }
+
+    #[test]
+    fn non_numbers_are_never_the_same_bit_for_bit() {
+        let nan = f32::NAN;
+        let a = run(&[1, 2], &[[nan, nan], [nan, nan]], false);
+        let b = run(&[2, 1], &[[nan, nan], [nan, nan]], false);
+        let judgement = judge(Architecture::Bert, false, &a, &b);
+        assert_eq!(judgement.verdict, Verdict::NotNumbers);
+        let sentence = judgement.sentence(|i| i.to_string());
+        assert!(
+            sentence.contains("non-numbers") && !sentence.contains("bit for bit"),
+            "{sentence}"
+        );
+        assert!(
+            judgement
+                .headline("Reversed", |i| i.to_string())
+                .contains("non-numbers")
+        );
+        let infinite = run(
+            &[7, 7],
+            &[[f32::INFINITY, 1.0], [f32::INFINITY, 1.0]],
+            false,
+        );
+        let copies = judge_copies(false, &infinite, 0, 1);
+        assert_eq!(copies.verdict, Verdict::NotNumbers);
+        assert!(!copies.sentence("fox", (0, 1)).contains("bit for bit"));
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub enum VectorMatch {
     LastBit(f64),
     /// The numbers differ by up to this much (the largest absolute difference).
     DiffersBy(f64),
+    /// One of the vectors holds NaN or infinity: equal bits would say nothing, so they are
+    /// never called identical.
+    NotNumbers,
 }
 
 impl VectorMatch {
@@ -29,6 +32,9 @@ impl VectorMatch {
     pub fn of(a: ArrayView1<f32>, b: ArrayView1<f32>) -> Self {
         if a.len() != b.len() {
             return Self::DiffersBy(f64::INFINITY);
+        }
+        if !a.iter().chain(b.iter()).all(|x| x.is_finite()) {
+            return Self::NotNumbers;
         }
         let mut largest = 0.0f64;
         let mut beyond_last_bit = false;
@@ -60,12 +66,14 @@ impl VectorMatch {
         self == Self::Identical
     }
 
-    /// The largest difference between two numbers; 0 when identical.
+    /// The largest difference between two numbers; 0 when identical, NaN when one holds
+    /// non-numbers.
     #[must_use]
     pub fn largest_difference(self) -> f64 {
         match self {
             Self::Identical => 0.0,
             Self::LastBit(difference) | Self::DiffersBy(difference) => difference,
+            Self::NotNumbers => f64::NAN,
         }
     }
 
@@ -77,6 +85,7 @@ impl VectorMatch {
             Self::Identical => "not at all".to_owned(),
             Self::LastBit(_) => "only in the last bit".to_owned(),
             Self::DiffersBy(difference) => format!("by up to {}", significant(difference)),
+            Self::NotNumbers => "unknowably: they hold non-numbers (NaN or infinity)".to_owned(),
         }
     }
 
@@ -91,16 +100,19 @@ impl VectorMatch {
             (Self::Identical, true) => "0".to_owned(),
             (Self::LastBit(difference), false) => format!("{} last bit", significant(difference)),
             (Self::LastBit(difference) | Self::DiffersBy(difference), _) => significant(difference),
+            (Self::NotNumbers, false) => "NaN: not comparable".to_owned(),
+            (Self::NotNumbers, true) => "NaN".to_owned(),
         }
     }
 
-    /// A short machine-readable name: `identical`, `last_bit` or `differs`.
+    /// A short machine-readable name: `identical`, `last_bit`, `differs` or `not_numbers`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::Identical => "identical",
             Self::LastBit(_) => "last_bit",
             Self::DiffersBy(_) => "differs",
+            Self::NotNumbers => "not_numbers",
         }
     }
 }
@@ -114,6 +126,7 @@ impl fmt::Display for VectorMatch {
             Self::DiffersBy(difference) => {
                 write!(f, "differ by up to {}", significant(*difference))
             }
+            Self::NotNumbers => f.write_str("hold non-numbers (NaN or infinity), not comparable"),
         }
     }
 }
@@ -254,6 +267,20 @@ impl Separation {
 mod tests {
     use super::*;
     use ndarray::arr1;
+
+    #[test]
+    fn vectors_holding_non_numbers_are_never_identical() {
+        let nan = arr1(&[f32::NAN, 1.0]);
+        let same_bits = VectorMatch::of(nan.view(), nan.view());
+        assert_eq!(same_bits, VectorMatch::NotNumbers);
+        assert!(!same_bits.is_identical());
+        assert!(same_bits.to_string().contains("non-numbers"));
+        let infinite = arr1(&[f32::INFINITY, 1.0]);
+        assert_eq!(
+            VectorMatch::of(infinite.view(), infinite.view()),
+            VectorMatch::NotNumbers
+        );
+    }
 
     #[test]
     fn identical_vectors_are_identical() {

@@ -14,6 +14,7 @@ use anyhow::{Result, bail};
 use ndarray::Array1;
 
 use crate::core::analysis::attention::{Attention, AttentionWeights, Mask, self_attention};
+use crate::core::explain::verdict::VectorMatch;
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 use crate::core::text::sentence;
@@ -81,7 +82,8 @@ pub struct Comparison {
     /// Whether A's token vectors and B's are the same multiset (compared as bit patterns):
     /// the same vectors, perhaps in another order.
     pub same_token_vectors: bool,
-    /// Whether the mean token vector of A has the same bits as B's.
+    /// Whether the mean token vector of A has the same bits as B's, and is made of numbers
+    /// (a mean holding NaN or infinity is never called the same).
     pub same_mean_vector: bool,
     /// Pairs (token `i` of A, token `j` of B) with the same id, the first copy in A with the
     /// first in B, the second with the second, and so on; ordered by `i`.
@@ -91,6 +93,17 @@ pub struct Comparison {
     pub id_differences: Vec<String>,
     /// Every judgement of the comparison: the words, the vectors, attention's outputs.
     pub verdicts: Verdicts,
+}
+
+impl Comparison {
+    /// How A's mean token vector compares with B's (non-numbers are never identical).
+    #[must_use]
+    pub fn mean_match(&self) -> VectorMatch {
+        VectorMatch::of(
+            self.sentences[0].mean_token_vector.view(),
+            self.sentences[1].mean_token_vector.view(),
+        )
+    }
 }
 
 /// Embeds both sentences and runs one attention head over each.
@@ -138,7 +151,8 @@ pub fn compare_with_head(
     let first = compared_sentence(model, a, "A", scheme, mask, head)?;
     let second = compared_sentence(model, b, "B", scheme, mask, head)?;
     let same_token_vectors = sorted_bits(&first) == sorted_bits(&second);
-    let same_mean_vector = bits(&first.mean_token_vector) == bits(&second.mean_token_vector);
+    let same_mean_vector = bits(&first.mean_token_vector) == bits(&second.mean_token_vector)
+        && first.mean_token_vector.iter().all(|x| x.is_finite());
     let links = links(&first.lookups, &second.lookups);
     let id_differences = id_differences(&first.lookups, &second.lookups);
     let sentences = [first, second];

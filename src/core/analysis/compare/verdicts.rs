@@ -74,6 +74,8 @@ pub enum AttentionOverall {
         /// How many words were compared.
         words: usize,
     },
+    /// Some output holds NaN or infinity, so no output can be said to be the same.
+    NotNumbers,
     /// Some outputs differ by more than rounding.
     Differ {
         /// How many words get a different output.
@@ -86,7 +88,8 @@ pub enum AttentionOverall {
 }
 
 impl AttentionOverall {
-    /// A short machine-readable name: `nothing_shared`, `identical`, `last_bit` or `differs`.
+    /// A short machine-readable name: `nothing_shared`, `identical`, `last_bit`, `differs` or
+    /// `not_numbers`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -94,6 +97,7 @@ impl AttentionOverall {
             Self::Identical { .. } => "identical",
             Self::LastBit { .. } => "last_bit",
             Self::Differ { .. } => "differs",
+            Self::NotNumbers => "not_numbers",
         }
     }
 
@@ -249,6 +253,11 @@ impl Verdicts {
         match self.attention {
             AttentionOverall::NothingShared => {
                 "Attention outputs: no word is in both sentences, so none can be compared."
+                    .to_owned()
+            }
+            AttentionOverall::NotNumbers => {
+                "Attention outputs: some are non-numbers (NaN or infinity), so none can be \
+                 called the same or different; the vectors fed in hold such values."
                     .to_owned()
             }
             AttentionOverall::Identical { words } => format!(
@@ -430,6 +439,12 @@ fn overall(words: &[WordVerdict]) -> AttentionOverall {
     if words.is_empty() {
         return AttentionOverall::NothingShared;
     }
+    if words
+        .iter()
+        .any(|word| word.output == VectorMatch::NotNumbers)
+    {
+        return AttentionOverall::NotNumbers;
+    }
     let differing = words
         .iter()
         .filter(|word| !word.output.is_identical())
@@ -477,7 +492,7 @@ fn causes(
         causes.push(Cause::DifferentCompany(wording));
     }
     match attention {
-        AttentionOverall::NothingShared => {}
+        AttentionOverall::NothingShared | AttentionOverall::NotNumbers => {}
         AttentionOverall::Identical { .. } => {
             if scheme == PositionScheme::Alibi && mask == Mask::None {
                 causes.push(Cause::AlibiDistancesKept);
