@@ -363,6 +363,47 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The metadata entries, each key once.
+fn read_metadata(cursor: &mut Cursor, kv_count: usize) -> Result<Vec<(String, MetadataValue)>> {
+    let mut metadata = Vec::new();
+    let mut keys = std::collections::HashSet::new();
+    for _ in 0..kv_count {
+        let key = cursor.string("a metadata key")?;
+        if !keys.insert(key.clone()) {
+            bail!("damaged GGUF metadata: the key {key} appears twice");
+        }
+        let kind = cursor.u32(&key)?;
+        let value = cursor.value(kind, &key, 0)?;
+        metadata.push((key, value));
+    }
+    Ok(metadata)
+}
+
+/// The data section's alignment: `general.alignment`, an unsigned power of two, or 32.
+fn alignment(metadata: &[(String, MetadataValue)]) -> Result<u64> {
+    Ok(
+        match metadata.iter().find(|(key, _)| key == "general.alignment") {
+            None => DEFAULT_ALIGNMENT,
+            Some((_, value)) => match value {
+                MetadataValue::U8(_)
+                | MetadataValue::U16(_)
+                | MetadataValue::U32(_)
+                | MetadataValue::U64(_) => match value.as_u64() {
+                    Some(n) if n.is_power_of_two() => n,
+                    _ => bail!(
+                        "damaged GGUF metadata: general.alignment is {value}, not a power of two"
+                    ),
+                },
+                other => bail!(
+                    "damaged GGUF metadata: general.alignment is stored as {}, not as an unsigned \
+                 integer",
+                    other.type_name()
+                ),
+            },
+        },
+    )
+}
+
 fn parse(bytes: &[u8]) -> Result<Parsed> {
     let mut cursor = Cursor {
         bytes,
@@ -399,36 +440,8 @@ fn parse(bytes: &[u8]) -> Result<Parsed> {
              read)"
         );
     }
-    let mut metadata = Vec::new();
-    let mut keys = std::collections::HashSet::new();
-    for _ in 0..kv_count {
-        let key = cursor.string("a metadata key")?;
-        if !keys.insert(key.clone()) {
-            bail!("damaged GGUF metadata: the key {key} appears twice");
-        }
-        let kind = cursor.u32(&key)?;
-        let value = cursor.value(kind, &key, 0)?;
-        metadata.push((key, value));
-    }
-    let alignment = match metadata.iter().find(|(key, _)| key == "general.alignment") {
-        None => DEFAULT_ALIGNMENT,
-        Some((_, value)) => match value {
-            MetadataValue::U8(_)
-            | MetadataValue::U16(_)
-            | MetadataValue::U32(_)
-            | MetadataValue::U64(_) => match value.as_u64() {
-                Some(n) if n.is_power_of_two() => n,
-                _ => {
-                    bail!("damaged GGUF metadata: general.alignment is {value}, not a power of two")
-                }
-            },
-            other => bail!(
-                "damaged GGUF metadata: general.alignment is stored as {}, not as an unsigned \
-                 integer",
-                other.type_name()
-            ),
-        },
-    };
+    let metadata = read_metadata(&mut cursor, kv_count)?;
+    let alignment = alignment(&metadata)?;
     let mut tensors = Vec::new();
     let mut names = std::collections::HashSet::new();
     for _ in 0..tensor_count {
