@@ -352,7 +352,7 @@ pub(super) fn compare_real(
                     .collect(),
                 warning: states
                     .iter()
-                    .any(|(_, a, b, _)| non_finite(a) || non_finite(b))
+                    .any(|(_, pair, _)| pair.runs.iter().any(non_finite))
                     .then_some(NON_FINITE_AS_NULL),
             };
             serde_json::to_writer(&mut *out, &value)?;
