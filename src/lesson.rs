@@ -131,6 +131,15 @@ pub const STEPS: [Step; 7] = [
     },
 ];
 
+/// The index of the step that asks about the repeated word (counting from 0).
+#[must_use]
+pub fn repeated_word_step() -> usize {
+    STEPS
+        .iter()
+        .position(|step| step.setup == Setup::RepeatedWord)
+        .unwrap_or(0)
+}
+
 /// Where the learner is in the lesson.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
@@ -157,10 +166,7 @@ impl Progress {
     /// rows) would answer a question not yet answered: until the repeated-word step's answer.
     #[must_use]
     pub fn hides_copies(&self) -> bool {
-        let repeated = STEPS
-            .iter()
-            .position(|step| step.setup == Setup::RepeatedWord)
-            .unwrap_or(0);
+        let repeated = repeated_word_step();
         self.step < repeated || (self.step == repeated && !self.revealed())
     }
 

@@ -1319,6 +1319,124 @@ fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
     }
 }
 
+/// The lesson at 80×24, each question answered wrong until step `last`, where the wrong
+/// answer stays on screen.
+fn lesson_wrong_at(last: usize) -> App {
+    let mut app = app_with("fox bites the fox");
+    app.handle_event(&Event::Resize(80, 24));
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('L')]);
+    for step in 1..=last {
+        let progress = app.lesson().expect("the lesson runs");
+        assert_eq!(progress.step + 1, step);
+        let wrong = if progress.content().answer == 1 {
+            '2'
+        } else {
+            '1'
+        };
+        press(&mut app, &[KeyCode::Char(wrong)]);
+        if step < last {
+            press(&mut app, &[KeyCode::Enter]);
+        }
+    }
+    app
+}
+
+#[test]
+fn lesson_steps_3_and_6_after_a_wrong_answer_fit_80_by_24() {
+    let app = lesson_wrong_at(3);
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    assert!(text.contains("✘ Not quite"), "{text}");
+    // Both copies of the repeated word, read from one row, and the layer's name whole.
+    assert!(text.contains("fox ×2 → row 2"), "{text}");
+    assert!(text.contains("[ Embedding(6, 3) ]"), "{text}");
+    assert!(text.contains("Euclidean distance 0.0000"), "{text}");
+    assert_snapshot!("lesson_step_3_wrong_80x24", terminal.backend());
+
+    let app = lesson_wrong_at(6);
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("✘ Not quite: the panes above show why"),
+        "{text}"
+    );
+    // The evidence's last sentence is whole, not cut.
+    assert!(text.contains("and so do their queries and keys."), "{text}");
+    assert_snapshot!("lesson_step_6_wrong_80x24", terminal.backend());
+}
+
+#[test]
+fn the_help_bar_offers_only_the_lesson_keys_that_work_now() {
+    let mut app = lesson_wrong_at(1);
+    // Answered: Enter moves on, and nothing offers an answer again.
+    let bar = |app: &App| {
+        let text = screen_text(&draw(app, 80, 24));
+        text.lines().nth(23).unwrap_or_default().to_owned()
+    };
+    let answered = bar(&app);
+    assert!(answered.contains("Enter next"), "{answered}");
+    assert!(!answered.contains("1/2 answer"), "{answered}");
+    assert!(
+        !answered.contains("← back"),
+        "the first step has no step before: {answered}"
+    );
+    press(&mut app, &[KeyCode::Enter]);
+    let asking = bar(&app);
+    assert!(asking.contains("1/2 answer"), "{asking}");
+    assert!(
+        !asking.contains("Enter next"),
+        "Enter waits for an answer: {asking}"
+    );
+    assert!(asking.contains("← back"), "{asking}");
+}
+
+#[test]
+fn nothing_marks_the_repeated_word_before_its_step_is_answered() {
+    let app = lesson_wrong_at(1);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(!text.contains("◇"), "no copy marker: {text}");
+    assert!(!text.contains("•"), "no marked rows to count: {text}");
+    assert!(
+        text.contains("0 fox #2  1 bites #…  2 the #…  3 fox #…"),
+        "only the current token's id: {text}"
+    );
+}
+
+#[test]
+fn an_empty_sentence_leaves_no_row_in_sight_marked() {
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('i')]);
+    press_ctrl(&mut app, 'u');
+    press(&mut app, &[KeyCode::Enter]);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(!text.contains('›'), "{text}");
+    // Scrolling the matrix is a move of the learner's own: then the row is marked.
+    press(&mut app, &[KeyCode::Down]);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(text.contains('›'), "{text}");
+}
+
+#[test]
+fn a_lesson_started_on_an_empty_sentence_shows_a_sentence_of_its_own() {
+    let mut app = app_with("fox bites the fox");
+    press_ctrl(&mut app, 'u');
+    press(
+        &mut app,
+        &[KeyCode::Enter, KeyCode::Char('L'), KeyCode::Char('2')],
+    );
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(
+        text.contains("✔ Right, and the panes above show it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("one-hot("),
+        "the pane shows the product: {text}"
+    );
+    press(&mut app, &[KeyCode::Esc]);
+    assert_eq!(app.text(), "", "the learner's empty sentence comes back");
+}
+
 #[test]
 fn the_default_screen_at_80_by_24_and_200_by_60() {
     for (width, height) in SIZES {

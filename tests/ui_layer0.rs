@@ -428,3 +428,31 @@ fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
     );
     assert!(app.status().unwrap_or_default().contains("first choice"));
 }
+
+#[test]
+fn the_rope_step_on_a_learned_position_model_says_what_its_panes_show() {
+    let folder = write_bert("lesson");
+    let mut app = explorer(
+        &folder.path().join("tiny-bert"),
+        "the dog bites the man",
+        usize::MAX,
+    );
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "L");
+    while app.lesson().is_some_and(|progress| progress.step < 5) {
+        let answer = app.lesson().map_or(1, |progress| progress.content().answer);
+        keys(&mut app, &answer.to_string());
+        press(&mut app, &[KeyCode::Enter]);
+    }
+    keys(&mut app, "2");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("Position inside attention"), "{text}");
+    assert!(text.contains("✔ Right."), "{text}");
+    assert!(!text.contains("panes above show it"), "{text}");
+    assert!(text.contains("is not one of them"), "{text}");
+    assert!(!text.contains("copies stay identical"), "{text}");
+    assert!(
+        text.contains("own positions on"),
+        "its own learned positions: {text}"
+    );
+}

@@ -2,10 +2,11 @@
 //! the explorer.
 
 use super::navigation::{Focus, Jump};
-use super::{App, DEFAULT_SENTENCE};
+use super::{App, DEFAULT_SENTENCE, RealLayer};
 use crate::action::{Action, Scope, key, key_name};
 use crate::core::analysis::attention::Mask;
 use crate::core::analysis::compare::default_pair;
+use crate::core::explain::findings::RotaryStep;
 use crate::core::tables::positional::PositionScheme;
 use crate::core::text::vocabulary::{Token, first_repeat};
 use crate::lesson::{Progress, STEPS, Setup};
@@ -111,6 +112,16 @@ impl App {
             Setup::PositionsAdded => (true, Detail::Lookups, true, PositionScheme::Learned),
             Setup::InsideAttention => (false, Detail::Attention, true, PositionScheme::Rope),
             Setup::Summary => (false, Detail::Lookups, true, PositionScheme::Learned),
+        };
+        // A model whose own layer 0 adds learned positions keeps them on the RoPE step: its
+        // layer never rotates, and the step says so (RotaryStep).
+        let scheme = match (setup, self.real_layer()) {
+            (Setup::InsideAttention, RealLayer::Open(layer))
+                if !RotaryStep::of(Some(layer.architecture())).panes_show_it() =>
+            {
+                PositionScheme::Learned
+            }
+            _ => scheme,
         };
         let model = self.sources.model();
         let scheme = if scheme == PositionScheme::Learned && model.position_table().is_none() {

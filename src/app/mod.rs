@@ -585,6 +585,13 @@ impl App {
         self.nav.matrix_cursor()
     }
 
+    /// Whether the row in sight is one the learner moved to (a search, a go-to, scrolling),
+    /// not the current token's: only then is it marked.
+    #[must_use]
+    pub fn matrix_cursor_moved(&self) -> bool {
+        self.nav.cursor_moved()
+    }
+
     /// Whether the help overlay is open.
     #[must_use]
     pub fn help_open(&self) -> bool {

@@ -32,6 +32,9 @@ pub struct Navigation {
     pub focus: Focus,
     step: usize,
     matrix_cursor: usize,
+    /// Whether the learner moved the matrix away from the current token's row (a search, a
+    /// go-to, scrolling), so the row in sight is worth a mark of its own.
+    cursor_moved: bool,
     jump: Option<Jump>,
 }
 
@@ -43,6 +46,7 @@ impl Navigation {
             focus: Focus::Input,
             step: 0,
             matrix_cursor: 0,
+            cursor_moved: false,
             jump: None,
         }
     }
@@ -59,8 +63,15 @@ impl Navigation {
         self.matrix_cursor
     }
 
+    /// Whether the learner moved the matrix to the row in sight (not a token's lookup).
+    #[must_use]
+    pub fn cursor_moved(&self) -> bool {
+        self.cursor_moved
+    }
+
     /// Makes token `index` (clamped to the tokens) current and brings its row into view.
     pub fn go_to(&mut self, index: usize, tokens: &[Token], rows: usize) {
+        self.cursor_moved = false;
         self.step = index.min(tokens.len().saturating_sub(1));
         if let Some(id) = tokens.get(self.step).and_then(|token| token.id) {
             self.matrix_cursor = id;
@@ -72,11 +83,13 @@ impl Navigation {
     pub fn scroll(&mut self, rows: isize, total: usize) {
         let last = total.saturating_sub(1);
         self.matrix_cursor = self.matrix_cursor.saturating_add_signed(rows).min(last);
+        self.cursor_moved = true;
     }
 
     /// Puts the matrix at row `id` (already checked to exist).
     pub fn show_row(&mut self, id: usize) {
         self.matrix_cursor = id;
+        self.cursor_moved = true;
     }
 
     /// Asks for a jump once the sentence's new tokens are known.

@@ -895,8 +895,8 @@ fn rope_copy_line(
         )
     } else {
         format!(
-            "'{}' at {} and {}: before rotation the vectors are {before}; turned by their own \
-             positions' angles they {after}, so their queries and keys differ too.",
+            "'{}' at {} and {}: {before} before rotation; turned by their positions' angles \
+             they {after}, and so do their queries and keys.",
             lookup.token.text, copy.token.position, lookup.token.position
         )
     };

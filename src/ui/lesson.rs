@@ -121,7 +121,7 @@ fn reveal_lines(app: &App, progress: Progress, width: usize) -> Vec<Line<'static
         )
     });
     let reveal = if step.setup == Setup::InsideAttention {
-        rotary.reveal(&key(&Action::CycleScheme))
+        rotary.reveal()
     } else {
         fill_keys(step.reveal)
     };

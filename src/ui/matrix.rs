@@ -183,9 +183,9 @@ impl Pane for Matrix<'_> {
         for id in shown.clone() {
             let (marker, style) = if Some(id) == current_id {
                 (CURRENT_MARKER, Some(theme.current()))
-            } else if !hidden && id == app.matrix_cursor() {
+            } else if !hidden && app.matrix_cursor_moved() && id == app.matrix_cursor() {
                 (CURSOR_MARKER, Some(theme.cursor()))
-            } else if !hidden && app.uses_row(id) {
+            } else if !hidden && !super::lesson::hides_copies(app) && app.uses_row(id) {
                 (USED_MARKER, Some(theme.used()))
             } else {
                 (" ", None)

@@ -7,6 +7,7 @@ use ratatui::widgets::Wrap;
 use super::pane::TextPane;
 use super::vector::{fit, format_value};
 use crate::app::App;
+use crate::core::tables::weights::TokenLookup;
 
 /// Tokens the picture lists at the most; the rest are counted.
 const LISTED: usize = 6;
@@ -52,44 +53,77 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled(" ──╳ wired to nothing", theme.warning()),
     ]);
     let signature = "forward(self, input): its only argument is the ids";
-    // Narrow (80 columns, beside the matrix): the arrow to the rows gets its own line above
-    // them, and no blank line, so the rows that come out stay in view.
+    // Narrow (80 columns, beside the matrix): the layer's name goes below the ids when it
+    // does not fit beside them (never a lone `]`), the signature shares a line with the arrow
+    // to the rows, and each row is listed once with how many tokens read it, so a repeated
+    // word's one row stays in view.
     let narrow = ids_line.width().max(signature.len()) > usize::from(width);
-    let mut lines = if narrow {
-        let mut ids_line = ids_line;
-        ids_line.spans.truncate(4);
-        vec![
-            ids_line,
-            positions_line,
-            Line::styled("forward(input): the ids only", theme.muted()),
-            Line::raw("──▶ rows out:"),
-        ]
-    } else {
-        vec![
+    if !narrow {
+        let mut lines = vec![
             ids_line,
             positions_line,
             Line::styled(signature, theme.muted()),
             Line::default(),
-        ]
+        ];
+        lines.extend(row_lines(app, width, false));
+        return lines;
+    }
+    let mut ids_line = ids_line;
+    ids_line.spans.truncate(4);
+    let mut lines = if ids_line.width() > usize::from(width) {
+        let layer_line = Line::from(vec![
+            Span::raw(" ".repeat("ids       ".len())),
+            ids_line.spans.remove(3),
+        ]);
+        vec![ids_line, layer_line, positions_line]
+    } else {
+        vec![ids_line, positions_line]
     };
-    // As wide as the longest `word → row id`, at most 14 columns, so the values get the rest.
-    let label_width = lookups
-        .iter()
-        .take(LISTED)
-        .map(|lookup| {
-            let id = lookup.token.id.map_or(1, |id| id.to_string().len());
-            super::vector::display_width(&lookup.token.text) + " → row ".len() + id
-        })
-        .max()
-        .unwrap_or(0)
-        .min(14);
-    let room = usize::from(width).saturating_sub(label_width + 1);
-    for lookup in lookups.iter().take(LISTED) {
+    lines.push(Line::from(vec![
+        Span::styled("forward(input): ids only", theme.muted()),
+        Span::raw(" ──▶ rows:"),
+    ]));
+    lines.extend(row_lines(app, width, true));
+    lines
+}
+
+/// The rows that come out, one line each: every token's, or (`grouped`) every distinct
+/// row once, with how many tokens read it.
+fn row_lines(app: &App, width: u16, grouped: bool) -> Vec<Line<'static>> {
+    let lookups: Vec<_> = app.lookups().iter().take(LISTED).collect();
+    let mut rows: Vec<(&TokenLookup, usize)> = Vec::new();
+    for lookup in &lookups {
+        match rows
+            .iter_mut()
+            .find(|(first, _)| grouped && first.token.is_copy_of(&lookup.token))
+        {
+            Some((_, count)) => *count += 1,
+            None => rows.push((lookup, 1)),
+        }
+    }
+    let label = |lookup: &TokenLookup, count: usize| {
         let id = lookup
             .token
             .id
             .map_or_else(|| "?".to_owned(), |id| id.to_string());
-        let label = fit(&format!("{} → row {id}", lookup.token.text), label_width);
+        let times = if count > 1 {
+            format!(" ×{count}")
+        } else {
+            String::new()
+        };
+        format!("{}{times} → row {id}", lookup.token.text)
+    };
+    // As wide as the longest label, at most 14 columns, so the values get the rest.
+    let label_width = rows
+        .iter()
+        .map(|(lookup, count)| super::vector::display_width(&label(lookup, *count)))
+        .max()
+        .unwrap_or(0)
+        .min(14);
+    let room = usize::from(width).saturating_sub(label_width + 1);
+    let mut lines = Vec::new();
+    for (lookup, count) in rows {
+        let label = fit(&label(lookup, count), label_width);
         let values = lookup.token_vector.as_ref().map_or_else(
             || "no row".to_owned(),
             |vector| {

@@ -22,11 +22,19 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let unknown = app.tokens().iter().any(|token| token.id.is_none());
     let hidden = super::lesson::hides_answers(app);
+    // Before the repeated-word step is answered, two equal ids would answer it: only the
+    // current token's id shows.
+    let others_hidden = !hidden && super::lesson::hides_copies(app);
     // Positions count from 0, the article from one: the title says which word 0 is, where
     // there is room for it.
     let bridged = format!(" Tokens · {count} · position (0 = first word) text #id ");
     let title = if hidden {
         format!(" Tokens · {count} · position text · ids hidden until you answer ")
+    } else if others_hidden {
+        format!(
+            " Tokens · {count} · position text #id · other ids after step {} ",
+            crate::lesson::repeated_word_step() + 1
+        )
     } else if unknown {
         format!(
             " Tokens · {count} · position text #id · #? = not in the {} vocabulary ",
@@ -75,7 +83,13 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         } else {
             " "
         };
-        let chip = chip(token, marker, current, hidden, theme);
+        let chip = chip(
+            token,
+            marker,
+            current,
+            hidden || (others_hidden && !current),
+            theme,
+        );
         let chip_width: usize = chip.iter().map(Span::width).sum();
         if line_width > 0 && line_width + chip_width > width {
             lines.push(Vec::new());

@@ -90,16 +90,17 @@ impl RotaryStep {
         self == Self::Shown
     }
 
-    /// What the step reveals. `alibi_key` names the key that switches to `ALiBi`.
+    /// What the step reveals (naming no key: the lesson's keys are only its own).
     #[must_use]
-    pub fn reveal(self, alibi_key: &str) -> String {
+    pub fn reveal(self) -> String {
         match self {
-            Self::Shown => format!(
-                "RoPE leaves the embeddings alone (the copies stay identical there) and rotates \
+            Self::Shown => {
+                ("RoPE leaves the embeddings alone (the copies stay identical there) and turns \
                  each query and key by an angle that grows with position, so a score depends on \
-                 how far apart two tokens are. ALiBi (press {alibi_key}) instead subtracts a \
-                 penalty that grows with distance from the scores."
-            ),
+                 how far apart two tokens are. ALiBi, another scheme, subtracts a distance \
+                 penalty from the scores instead.")
+                    .to_owned()
+            }
             Self::ModelLearns(architecture) => format!(
                 "RoPE (Llama and kin) leaves the embeddings alone and rotates each query and key \
                  inside attention. This {} model is not one of them: it adds its own learned \
@@ -167,14 +168,14 @@ mod tests {
     fn a_learned_position_model_is_not_said_to_show_rope() {
         let seeded = RotaryStep::of(None);
         assert!(seeded.panes_show_it());
-        assert!(seeded.reveal("m").contains("copies stay identical there"));
+        assert!(seeded.reveal().contains("copies stay identical there"));
         assert_eq!(
             RotaryStep::of(Some(Architecture::Rotary)),
             RotaryStep::Shown
         );
         let bert = RotaryStep::of(Some(Architecture::Bert));
         assert!(!bert.panes_show_it());
-        let reveal = bert.reveal("m");
+        let reveal = bert.reveal();
         assert!(reveal.contains("not one of them"), "{reveal}");
         assert!(reveal.contains("learned position vectors"), "{reveal}");
         assert!(!reveal.contains("copies stay identical"), "{reveal}");
