@@ -96,6 +96,13 @@ impl Widget for &App {
             (None, true) => u16::try_from(readout::lead_height(self, area.width))
                 .unwrap_or(READOUT_SHORT_MOST)
                 .clamp(4, READOUT_SHORT_MOST),
+            // Compare mode's readout introduces the findings above it: any rows they need
+            // beyond its first line go to them.
+            (None, false) if self.compare().is_some() => {
+                u16::try_from(readout::lead_height(self, area.width))
+                    .unwrap_or(READOUT_MIN_HEIGHT)
+                    .clamp(3, READOUT_MIN_HEIGHT)
+            }
             (None, false) => READOUT_MIN_HEIGHT,
         };
         let body_height = u16::try_from(body.height())

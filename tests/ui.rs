@@ -118,6 +118,17 @@ fn words_vocabulary_on_an_80_by_24_terminal() {
     press(&mut app, &[KeyCode::Char('v'), KeyCode::Char('p')]);
     let terminal = draw(&app, 80, 24);
     let text = screen_text(&terminal);
+    // Both copies of fox stay in view, as strips: the same token strip, different inputs.
+    assert!(
+        text.contains("◇   0 fox    706 =▒·≡■==· + ▒··▒-▒·≡ = ·░·-■░=≡"),
+        "{text}"
+    );
+    assert!(
+        text.contains("▶   3 fox    706 =▒·≡■==· + =-▓=≡-·· = ≡░▓≡■==·"),
+        "{text}"
+    );
+    // A taller terminal has room for the numbers.
+    let text = screen_text(&draw(&app, 80, 40));
     assert!(
         text.contains("  =  -1.8698  0.3883"),
         "the input vector fits whole:\n{text}"
@@ -729,7 +740,7 @@ fn position_table_for_rope_shows_sinusoidal_for_contrast() {
         text.contains("RoPE adds no vectors to the embeddings"),
         "{text}"
     );
-    assert!(text.contains("sinusoidal for contrast"), "{text}");
+    assert!(text.contains("sinusoidal · RoPE adds none"), "{text}");
     sweep_sizes(&app);
 }
 
@@ -1584,4 +1595,55 @@ fn the_explanation_pages_with_the_key_its_marker_names() {
     // Any other key starts the explanation again from its first page.
     press(&mut app, &[KeyCode::Char('p')]);
     assert_eq!(app.explanation_page(), 0);
+}
+
+#[test]
+fn both_copies_stay_in_view_at_80_by_24_for_a_wide_vocabulary_as_strips() {
+    for vocab in ["words", "trained"] {
+        let mut app = app_with("the dog bites the man");
+        press(&mut app, &[KeyCode::Enter]);
+        while app.vocab().map(VocabKind::name) != Some(vocab) {
+            press(&mut app, &[KeyCode::Char('v')]);
+        }
+        press(
+            &mut app,
+            &[
+                KeyCode::Right,
+                KeyCode::Right,
+                KeyCode::Right,
+                KeyCode::Char('p'),
+            ],
+        );
+        let text = screen_text(&draw(&app, 80, 24));
+        // The lookups pane: both copies of 'the', token + position = input, on a line each.
+        let copies: Vec<&str> = text
+            .lines()
+            .filter(|line| line.contains("   0 the ") || line.contains("   3 the "))
+            .filter(|line| line.contains(" + ") && line.contains(" = "))
+            .collect();
+        assert_eq!(copies.len(), 2, "{vocab}:\n{text}");
+        assert!(text.contains("tokens 0, 3 of 5: the copies kept"), "{text}");
+    }
+}
+
+#[test]
+fn the_position_table_under_rope_is_titled_by_the_numbers_it_shows() {
+    let mut app = at_second_fox();
+    press(
+        &mut app,
+        &[
+            KeyCode::Char('v'),
+            KeyCode::Char('p'),
+            KeyCode::Char('m'),
+            KeyCode::Char('m'),
+            KeyCode::Char('t'),
+        ],
+    );
+    assert_eq!(app.active_scheme(), PositionScheme::Rope);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(
+        text.contains("Position table · sinusoidal · RoPE adds none"),
+        "{text}"
+    );
+    assert!(!text.contains("rope: none"), "{text}");
 }

@@ -159,7 +159,8 @@ impl Pane for Compare<'_> {
             }
         };
         // A long sentence's rows must not push the findings (and what was left out) off screen.
-        let summary_room = u16::try_from(findings.len())
+        let finding_rows: usize = findings.iter().map(|(_, _, rows)| rows).sum();
+        let summary_room = u16::try_from(finding_rows)
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
         let table_height = self

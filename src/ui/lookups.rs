@@ -11,7 +11,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::pane::Pane;
 use super::vector::{
-    VALUE_WIDTH, WideStyle, display_width, fit, is_wide, pad, vector_lines, vector_width,
+    VALUE_WIDTH, WideStyle, WideView, display_width, fit, is_wide, pad, vector_lines, vector_width,
     wide_legend, wide_line,
 };
 use crate::action::{Action, key};
@@ -40,6 +40,9 @@ enum Arrangement {
     Stacked,
     /// The label alone; each vector on its own line below, slightly indented.
     Detached,
+    /// Label and every vector on one line as strips, so that a word's copies stay in view
+    /// together when their numbers would not.
+    Strips,
 }
 
 /// How the columns of a lookup are laid out at a width.
@@ -116,7 +119,7 @@ impl Columns {
             .div_ceil((values / VALUE_WIDTH).max(1))
             .max(1);
         let lines_per_token = match arrangement {
-            Arrangement::OneLine => 1,
+            Arrangement::OneLine | Arrangement::Strips => 1,
             Arrangement::Stacked => vectors * lines_per_vector,
             Arrangement::Detached => 1 + vectors * lines_per_vector,
         };
@@ -128,6 +131,23 @@ impl Columns {
             lines_per_token,
             values,
             wide: None,
+        }
+    }
+
+    /// The same columns with every vector a strip on the token's one line.
+    fn strips(&self, app: &App, width: usize) -> Self {
+        let vectors = if app.overlay() { 3 } else { 1 };
+        let room = width.saturating_sub(self.label_width() + (vectors - 1) * OPERATOR_WIDTH);
+        let style = app.wide_style();
+        Self {
+            arrangement: Arrangement::Strips,
+            lines_per_token: 1,
+            values: (room / vectors).clamp(1, app.model().dims().max(1)),
+            wide: Some(WideStyle {
+                view: WideView::Strip,
+                ..style
+            }),
+            ..*self
         }
     }
 
@@ -147,7 +167,7 @@ impl Columns {
     fn leads(&self, operator: &str) -> (String, String) {
         let indent = match self.arrangement {
             Arrangement::Detached => DETACHED_INDENT,
-            Arrangement::OneLine | Arrangement::Stacked => self.label_width(),
+            Arrangement::OneLine | Arrangement::Stacked | Arrangement::Strips => self.label_width(),
         };
         let first = format!("{}{operator} ", " ".repeat(indent.saturating_sub(2)));
         (first, " ".repeat(indent))
@@ -159,6 +179,10 @@ pub(super) struct Lookups<'a> {
     app: &'a App,
     title: String,
     columns: Columns,
+    /// One line a token, for when the current token and its copies do not fit otherwise.
+    strips: Columns,
+    /// The current token and its copies, which stay in view together.
+    copies: Vec<usize>,
 }
 
 /// The pane at a width, borders included.
@@ -185,10 +209,18 @@ pub(super) fn build(app: &App, width: u16) -> Lookups<'_> {
             " Lookups · the row each id returned ".to_owned()
         }
     };
+    let columns = Columns::new(app, room);
+    let copies = if super::lesson::hides_copies(app) {
+        Vec::new()
+    } else {
+        copies_of(app.tokens(), app.step())
+    };
     Lookups {
         app,
         title,
-        columns: Columns::new(app, room),
+        strips: columns.strips(app, room),
+        columns,
+        copies,
     }
 }
 
@@ -198,29 +230,38 @@ impl Pane for Lookups<'_> {
         self.app.lookups().len() * self.columns.lines_per_token + 3
     }
 
-    /// A header and one token.
+    /// A header and the current token with its copies, as strips if need be.
     fn least_height(&self) -> usize {
-        self.columns.lines_per_token + 3
+        let tokens = self.copies.len().max(1);
+        (self
+            .columns
+            .lines_per_token
+            .min(tokens * self.columns.lines_per_token)
+            + 3)
+        .min(tokens + 3)
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer) {
         let Self {
             app,
             ref title,
-            ref columns,
+            ref copies,
+            ..
         } = *self;
         let theme = app.theme();
         let block = super::pane(title.clone(), false, theme);
         let inner = block.inner(area);
         let height = usize::from(inner.height).saturating_sub(1);
         let total = app.lookups().len();
-        let slots = (height / columns.lines_per_token).max(1);
-        let copies = if super::lesson::hides_copies(app) {
-            Vec::new()
+        // The current token's copies stay in view together: as strips if their numbers do
+        // not fit.
+        let columns = if height / self.columns.lines_per_token >= copies.len().max(1) {
+            &self.columns
         } else {
-            copies_of(app.tokens(), app.step())
+            &self.strips
         };
-        let shown = pinned(total, slots, app.step(), &copies);
+        let slots = (height / columns.lines_per_token).max(1);
+        let shown = pinned(total, slots, app.step(), copies);
         let block = match shown.as_slice() {
             [first, ..] if shown[shown.len() - 1] - first + 1 == shown.len() => {
                 let last = shown[shown.len() - 1];
@@ -325,6 +366,9 @@ fn header(app: &App, columns: &Columns, width: usize, theme: Theme) -> Line<'sta
             "token vector"
         };
         text.push_str(what);
+        if columns.arrangement == Arrangement::Strips && !is_wide(app.model().dims()) {
+            text.push_str(" as strips; a taller terminal shows numbers");
+        }
         text.push_str(" · ");
         text.push_str(&wide_legend(app.model().dims(), columns.values, style));
         // Cut with a marker, never silently, when the strip's legend is longer than a row.
@@ -391,14 +435,21 @@ fn token_lines(
         .then(|| position_note(&lookup.position, theme))
         .filter(|_| added.is_none());
 
-    if columns.arrangement == Arrangement::OneLine {
+    if matches!(
+        columns.arrangement,
+        Arrangement::OneLine | Arrangement::Strips
+    ) {
+        let vector = |values: ArrayView1<f32>| match (columns.arrangement, columns.wide) {
+            (Arrangement::Strips, Some(style)) => wide_line(values, columns.values, style, theme),
+            _ => vector_spans(values, theme),
+        };
         let mut spans = vec![label];
-        spans.extend(vector_spans(token_vector.view(), theme));
+        spans.extend(vector(token_vector.view()));
         if let Some((position, input)) = added {
             spans.push(Span::styled(" + ", theme.muted()));
-            spans.extend(vector_spans(position.view(), theme));
+            spans.extend(vector(position.view()));
             spans.push(Span::styled(" = ", theme.muted()));
-            spans.extend(vector_spans(input.view(), theme));
+            spans.extend(vector(input.view()));
         }
         spans.extend(note);
         return vec![Line::from(spans)];

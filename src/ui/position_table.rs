@@ -9,7 +9,6 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
-use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::HeatScale;
 use super::pane::Pane;
@@ -48,8 +47,10 @@ enum Source<'a> {
 /// What the pane shows for the scheme in use, and how it says so.
 struct Shown<'a> {
     source: Source<'a>,
-    /// The scheme's name for the title, with what is shown instead when it has no table.
+    /// What the numbers are, for the title.
     what: String,
+    /// Why they are not the scheme's own, when they are not: `RoPE adds none`.
+    note: Option<String>,
     /// A sentence above the map.
     caption: String,
     /// Whether the caption warns (no learned table).
@@ -79,9 +80,10 @@ impl<'a> Shown<'a> {
                 key(&Action::TogglePositions)
             )
         };
-        let sinusoidal_shown = |what: String, caption: String, warning: bool| Self {
+        let sinusoidal_shown = |note: Option<String>, caption: String, warning: bool| Self {
             source: Source::Sinusoidal,
-            what,
+            what: "sinusoidal".to_owned(),
+            note,
             caption,
             warning,
             positions: sinusoidal_positions,
@@ -97,6 +99,7 @@ impl<'a> Shown<'a> {
                     "learnable, random init"
                 }
                 .to_owned(),
+                note: None,
                 caption: format!(
                     "The model's {}: row n is added to the token vector at position n.{added}",
                     model.table_kind().position_table()
@@ -107,7 +110,7 @@ impl<'a> Shown<'a> {
                 scale: app.position_scale().unwrap_or(1.0),
             },
             (PositionScheme::Learned, None) => sinusoidal_shown(
-                "learned: none · sinusoidal shown".to_owned(),
+                Some("no learned table".to_owned()),
                 "This model has no learned position table (it puts positions inside attention, \
                  or nowhere); the sinusoidal table is shown instead."
                     .to_owned(),
@@ -120,7 +123,8 @@ impl<'a> Shown<'a> {
                     "ALiBi"
                 };
                 sinusoidal_shown(
-                    format!("{scheme}: none · sinusoidal for contrast"),
+                    // The title says what the numbers are: sinusoidal ones.
+                    Some(format!("{name} adds none")),
                     format!(
                         "{name} adds no vectors to the embeddings: it acts inside attention \
                          (press a), so there is no table to show. For contrast, the sinusoidal \
@@ -130,7 +134,7 @@ impl<'a> Shown<'a> {
                 )
             }
             (PositionScheme::Sinusoidal | PositionScheme::None, _) => sinusoidal_shown(
-                "sinusoidal".to_owned(),
+                None,
                 format!(
                     "Computed, not learned: sin(n / 10000^(2i/d)) in even dimensions, cos in odd \
                      ones.{added}"
@@ -219,17 +223,25 @@ pub(super) struct PositionTable<'a> {
 pub(super) fn build(app: &App, width: u16) -> PositionTable<'_> {
     let theme = app.theme();
     let shown = Shown::new(app);
-    let title = format!(
-        " Position table · {} · {} positions × {} dims ",
-        shown.what, shown.positions, shown.dims
-    );
-    let title = if title.width() + 2 <= usize::from(width) {
-        title
+    let room = usize::from(width.saturating_sub(2));
+    let note = shown.note.as_deref();
+    let long_size = format!("{} positions × {} dims", shown.positions, shown.dims);
+    let short_size = format!("{}×{}", shown.positions, shown.dims);
+    let long: Vec<&str> = ["Position table", shown.what.as_str()]
+        .into_iter()
+        .chain(note)
+        .chain([long_size.as_str()])
+        .collect();
+    let title = if super::vector::display_width(&super::vector::title_of(&long, usize::MAX)) <= room
+    {
+        super::vector::title_of(&long, room)
     } else {
-        format!(
-            " Positions · {} · {}×{} ",
-            shown.what, shown.positions, shown.dims
-        )
+        let short: Vec<&str> = ["Positions", shown.what.as_str()]
+            .into_iter()
+            .chain(note)
+            .chain([short_size.as_str()])
+            .collect();
+        super::vector::title_of(&short, room)
     };
     let width = usize::from(width.saturating_sub(2));
     let grid = Grid::new(&shown, width);
