@@ -4,7 +4,8 @@
 //! Llama, Mistral, Mixtral and Qwen2 (with its q/k/v biases) use `RMSNorm`; Gemma scales the
 //! token vector by `√hidden` and uses `RMSNorm` with `(1 + weight)`, and Gemma 2 and 3 add their
 //! own attention details ([`super::gemma`]); `StableLM` and Phi use
-//! `LayerNorm` and rotate only part of each head (`partial_rotary_factor`).
+//! `LayerNorm` and rotate only part of each head (`partial_rotary_factor`). Each family's
+//! `model_type`s and quirks are one entry of `RECIPES`; [`load`] reads them, never a name.
 
 use super::gemma::{self, Generation};
 use super::heads::HeadLayout;
@@ -27,39 +28,124 @@ pub const ROPE_FREQUENCY_DIVISORS: &str = "rope_freqs.weight";
 /// Weights of all heads' attention scores kept at once, at most (2^25 f64s, 256 MiB).
 const WEIGHT_BUDGET: usize = 1 << 25;
 
-/// How a supported model type normalises and rotates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Variant {
-    /// `RMSNorm`, every dimension rotated.
-    Llama,
-    /// `√hidden` scaling, `RMSNorm` with `(1 + weight)`.
-    Gemma,
-    /// Llama's, with a plain `RMSNorm` of each query and key head (`q_norm`, `k_norm`).
-    Qwen3,
-    /// Gemma's, with its own score scale and cap and a sliding window ([`super::gemma`]).
-    Gemma2,
-    /// Gemma's, with a norm of each query and key head, its own score scale, and a sliding
-    /// window with its own `RoPE` base ([`super::gemma`]).
-    Gemma3,
-    /// `LayerNorm`, part of each head rotated (default factor given).
-    PartialRotary { default_factor_percent: u32 },
+/// What one family of Llama-style models does in layer 0, in one place: the `model_type`s
+/// that name it in `config.json`, and each of its quirks. A new family is one more entry in
+/// `RECIPES`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Recipe {
+    /// The `model_type`s that read this way.
+    model_types: &'static [&'static str],
+    /// The norm in front of the projections (`input_layernorm`).
+    norm: NormKind,
+    /// Gemma's: the token vector is multiplied by `√hidden` first, and every `RMSNorm` scales
+    /// by `(1 + weight)`.
+    gemma: bool,
+    /// Whether each query and key head is normalised (`q_norm`, `k_norm`) before the rotation,
+    /// and the note that says so (Gemma 3 says it beside its scores).
+    head_norms: HeadNormKind,
+    /// How queries and keys become scores and how they rotate.
+    attention: AttentionKind,
+    /// The share of each head that rotates when `config.json` gives no
+    /// `partial_rotary_factor`.
+    default_rotary_factor: f64,
 }
 
-fn variant(model_type: &str) -> Option<Variant> {
-    match model_type {
-        "llama" | "mistral" | "mixtral" | "qwen2" | "qwen2_moe" => Some(Variant::Llama),
-        "gemma" => Some(Variant::Gemma),
-        "gemma2" => Some(Variant::Gemma2),
-        "gemma3_text" => Some(Variant::Gemma3),
-        "qwen3" => Some(Variant::Qwen3),
-        "stablelm" => Some(Variant::PartialRotary {
-            default_factor_percent: 25,
-        }),
-        "phi" => Some(Variant::PartialRotary {
-            default_factor_percent: 50,
-        }),
-        _ => None,
-    }
+/// The norm in front of layer 0's projections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NormKind {
+    /// `RMSNorm`, its eps from `rms_norm_eps` (1e-6 when not given).
+    Rms,
+    /// `LayerNorm` with a bias, its eps from `layer_norm_eps` (1e-5 when not given).
+    Layer,
+}
+
+/// Whether the family normalises each query and key head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HeadNormKind {
+    /// No norm of the heads; a `q_norm` or `k_norm` tensor is a setting not implemented.
+    None,
+    /// `q_norm` and `k_norm` (`RMSNorm`), with this note, if any.
+    Rms(Option<&'static str>),
+}
+
+/// How the family attends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AttentionKind {
+    /// Llama's: scores scaled by `head_dim^-½`, the rotation from `rope_theta`,
+    /// `partial_rotary_factor` and `rope_scaling`.
+    Llama,
+    /// Gemma 2's or 3's own scale, cap, window and rotation ([`super::gemma`]).
+    Gemma(Generation),
+}
+
+/// Every Llama-style family layer 0 is computed for.
+const RECIPES: &[Recipe] = &[
+    Recipe {
+        model_types: &["llama", "mistral", "mixtral", "qwen2", "qwen2_moe"],
+        norm: NormKind::Rms,
+        gemma: false,
+        head_norms: HeadNormKind::None,
+        attention: AttentionKind::Llama,
+        default_rotary_factor: 1.0,
+    },
+    Recipe {
+        model_types: &["qwen3"],
+        norm: NormKind::Rms,
+        gemma: false,
+        head_norms: HeadNormKind::Rms(Some(
+            "Qwen3: each query and key head is normalised (q_norm, k_norm, RMSNorm) before the \
+             rotation",
+        )),
+        attention: AttentionKind::Llama,
+        default_rotary_factor: 1.0,
+    },
+    Recipe {
+        model_types: &["gemma"],
+        norm: NormKind::Rms,
+        gemma: true,
+        head_norms: HeadNormKind::None,
+        attention: AttentionKind::Llama,
+        default_rotary_factor: 1.0,
+    },
+    Recipe {
+        model_types: &["gemma2"],
+        norm: NormKind::Rms,
+        gemma: true,
+        head_norms: HeadNormKind::None,
+        attention: AttentionKind::Gemma(Generation::Two),
+        default_rotary_factor: 1.0,
+    },
+    Recipe {
+        model_types: &["gemma3_text"],
+        norm: NormKind::Rms,
+        gemma: true,
+        head_norms: HeadNormKind::Rms(None),
+        attention: AttentionKind::Gemma(Generation::Three),
+        default_rotary_factor: 1.0,
+    },
+    Recipe {
+        model_types: &["stablelm"],
+        norm: NormKind::Layer,
+        gemma: false,
+        head_norms: HeadNormKind::None,
+        attention: AttentionKind::Llama,
+        default_rotary_factor: 0.25,
+    },
+    Recipe {
+        model_types: &["phi"],
+        norm: NormKind::Layer,
+        gemma: false,
+        head_norms: HeadNormKind::None,
+        attention: AttentionKind::Llama,
+        default_rotary_factor: 0.5,
+    },
+];
+
+/// The recipe of a `model_type`, if layer 0 is computed for it.
+fn recipe(model_type: &str) -> Option<&'static Recipe> {
+    RECIPES
+        .iter()
+        .find(|recipe| recipe.model_types.contains(&model_type))
 }
 
 /// Reads a Llama-style layer 0 whose tensor names start with `prefix`.
@@ -77,7 +163,7 @@ pub fn load(
     prefix: &str,
 ) -> Result<Layer0, Unavailable> {
     let model_type = settings.text("model_type").map(str::to_owned);
-    let Some(variant) = model_type.as_deref().and_then(variant) else {
+    let Some(recipe) = model_type.as_deref().and_then(recipe) else {
         return Err(Unavailable::ModelType {
             architecture: Architecture::Rotary,
             model_type,
@@ -95,7 +181,7 @@ pub fn load(
     let token = matrix(source, &token_name, rows, hidden)?;
     let mut notes = Vec::new();
     let conversion = source.conversion();
-    let gemma = matches!(variant, Variant::Gemma | Variant::Gemma2 | Variant::Gemma3);
+    let gemma = recipe.gemma;
     if conversion.norm_weights_include_one && gemma {
         notes.push(
             "Gemma: the file stores each norm weight with its 1 already added (1 + weight)"
@@ -133,14 +219,14 @@ pub fn load(
 
     let block = format!("{prefix}layers.0.");
     let norm_weight = format!("{block}input_layernorm.weight");
-    let norm = match variant {
-        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma2 | Variant::Gemma3 => {
+    let norm = match recipe.norm {
+        NormKind::Rms => {
             let (eps, note) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
             notes.push(format!("input_layernorm: RMSNorm, {note}"));
             let weight = vector(source, &norm_weight, hidden)?;
             InputNorm::Rms(rms_norm(weight, eps))
         }
-        Variant::PartialRotary { .. } => {
+        NormKind::Layer => {
             let (eps, note) = epsilon(settings, &["layer_norm_eps"], 1e-5)?;
             notes.push(format!("input_layernorm: LayerNorm, {note}"));
             #[expect(
@@ -164,7 +250,7 @@ pub fn load(
         ));
         factor
     });
-    let head_norms = if matches!(variant, Variant::Gemma3 | Variant::Qwen3) {
+    let head_norms = if let HeadNormKind::Rms(note) = recipe.head_norms {
         let (eps, _) = epsilon(settings, &["rms_norm_eps"], 1e-6)?;
         let norm = |name: &str| -> Result<RmsNorm, Unavailable> {
             let weight = vector(
@@ -174,13 +260,7 @@ pub fn load(
             )?;
             Ok(rms_norm(weight, eps))
         };
-        if variant == Variant::Qwen3 {
-            notes.push(
-                "Qwen3: each query and key head is normalised (q_norm, k_norm, RMSNorm) before \
-                 the rotation"
-                    .to_owned(),
-            );
-        }
+        notes.extend(note.map(str::to_owned));
         Some(HeadNorms {
             query: norm("q_norm")?,
             key: norm("k_norm")?,
@@ -216,17 +296,20 @@ pub fn load(
     if projections.iter().any(Linear::has_bias) {
         notes.push("the query, key and value layers add biases".to_owned());
     }
-    let generation = match variant {
-        Variant::Gemma2 => Some(Generation::Two),
-        Variant::Gemma3 => Some(Generation::Three),
-        _ => None,
-    };
-    let (mut rope, scoring, window) = if let Some(generation) = generation {
-        let attention = gemma::attention(settings, generation, head_dims, &mut notes)?;
-        (attention.rope, attention.scoring, attention.window)
-    } else {
-        let rope = rope(settings, variant, head_dims, &mut notes)?;
-        (rope, Scoring::scaled(inverse_sqrt(head_dims)), None)
+    let (mut rope, scoring, window) = match recipe.attention {
+        AttentionKind::Gemma(generation) => {
+            let attention = gemma::attention(settings, generation, head_dims, &mut notes)?;
+            (attention.rope, attention.scoring, attention.window)
+        }
+        AttentionKind::Llama => {
+            let rope = rope(
+                settings,
+                recipe.default_rotary_factor,
+                head_dims,
+                &mut notes,
+            )?;
+            (rope, Scoring::scaled(inverse_sqrt(head_dims)), None)
+        }
     };
     let pairs = rope.rotary_dims() / 2;
     if let Some(divisors) = optional_vector(source, ROPE_FREQUENCY_DIVISORS, pairs)? {
@@ -284,7 +367,7 @@ pub fn load(
 /// `rope_scaling` (top level, or inside `rope_parameters` as newer configs write them).
 fn rope(
     settings: &Settings,
-    variant: Variant,
+    default_factor: f64,
     head_dims: usize,
     notes: &mut Vec<String>,
 ) -> Result<Rope, Unavailable> {
@@ -292,12 +375,6 @@ fn rope(
         .number(&["rope_theta"])?
         .or_else(|| settings.nested_number("rope_parameters", "rope_theta"))
         .unwrap_or(10_000.0);
-    let default_factor = match variant {
-        Variant::PartialRotary {
-            default_factor_percent,
-        } => f64::from(default_factor_percent) / 100.0,
-        Variant::Llama | Variant::Qwen3 | Variant::Gemma | Variant::Gemma2 | Variant::Gemma3 => 1.0,
-    };
     let factor = settings
         .number(&["partial_rotary_factor"])?
         .or_else(|| settings.nested_number("rope_parameters", "partial_rotary_factor"))
@@ -365,4 +442,24 @@ fn rope(
         }
     }
     Ok(rope)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_model_type_has_one_recipe() {
+        let mut seen: Vec<&str> = RECIPES
+            .iter()
+            .flat_map(|recipe| recipe.model_types.iter().copied())
+            .collect();
+        let count = seen.len();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), count, "a model_type in two recipes");
+        assert_eq!(recipe("phi").map(|r| r.default_rotary_factor), Some(0.5));
+        assert!(recipe("gemma3_text").is_some_and(|r| r.gemma));
+        assert!(recipe("gpt2").is_none());
+    }
 }
