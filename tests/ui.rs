@@ -1647,3 +1647,24 @@ fn the_position_table_under_rope_is_titled_by_the_numbers_it_shows() {
     );
     assert!(!text.contains("rope: none"), "{text}");
 }
+
+#[test]
+fn a_long_comparison_counts_the_tokens_it_has_no_room_for() {
+    let mut app = app_with("the dog bites the man the dog bites the man the dog bites the man");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('c')]);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(
+        text.contains("more: a taller terminal shows them"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A: the dog bites the man the dog bite… B:"),
+        "{text}"
+    );
+    press(&mut app, &[KeyCode::Char('a')]);
+    let text = screen_text(&draw(&app, 80, 24));
+    assert!(
+        text.contains("more words: a taller terminal shows them"),
+        "{text}"
+    );
+}

@@ -179,9 +179,22 @@ impl Pane for Compare<'_> {
             Paragraph::new(table.lines(app, columns.width, room)).render(columns, buf);
         } else {
             let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
+            let room = usize::from(columns.height);
             for (index, column) in [left, right].into_iter().enumerate() {
-                Paragraph::new(sentence_lines(app, comparison, index, column.width))
-                    .render(column, buf);
+                let mut lines = sentence_lines(app, comparison, index, column.width);
+                // Tokens that do not fit are counted, never cut silently.
+                if lines.len() > room && room >= 2 {
+                    let left_out = lines.len() - (room - 1);
+                    lines.truncate(room - 1);
+                    lines.push(Line::styled(
+                        super::vector::fit(
+                            &format!("▼ {left_out} more: a taller terminal shows them"),
+                            usize::from(column.width),
+                        ),
+                        theme.muted(),
+                    ));
+                }
+                Paragraph::new(lines).render(column, buf);
             }
         }
         let findings = fitted(findings, summary, theme.muted());
@@ -271,8 +284,12 @@ fn sentence_lines(
             theme.warning(),
         ));
     }
-    // The header shows one line of the sentence; a pasted book needs no more than that.
-    let shown: String = sentence.text.chars().take(usize::from(width)).collect();
+    // The header shows one line of the sentence, ending in … when there is more; a pasted
+    // book needs no more than that. The column's last cell stays blank, apart from B's.
+    let used: usize = header.iter().map(Span::width).sum();
+    let room = usize::from(width).saturating_sub(used + 1);
+    let first_line: String = sentence.text.chars().take(room + 1).collect();
+    let shown = super::vector::fit(&first_line, room);
     header.push(Span::styled(shown, theme.title()));
     let mut lines = vec![Line::from(header)];
     // Numbers rather than strips whenever they fit: the ids (also in the token strip) and
