@@ -1668,3 +1668,22 @@ fn a_long_comparison_counts_the_tokens_it_has_no_room_for() {
         "{text}"
     );
 }
+
+#[test]
+fn the_copies_kept_footer_is_whole_or_ends_in_an_ellipsis() {
+    let mut app = app_with("the fox the dog the man the cat the bee the ant the owl the");
+    press(&mut app, &[KeyCode::Enter, KeyCode::End]);
+    let text = screen_text(&draw(&app, 80, 24));
+    let footer = text
+        .lines()
+        .find(|line| line.contains("tokens ") && line.contains(" of 15"))
+        .unwrap_or_else(|| panic!("a footer naming the tokens kept: {text}"));
+    assert!(
+        footer.contains("the copies kept") || footer.contains('…'),
+        "{footer}"
+    );
+    assert!(
+        footer.contains("tokens 0, "),
+        "the list starts at its start: {footer}"
+    );
+}

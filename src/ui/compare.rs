@@ -455,22 +455,35 @@ fn prioritised_summary(
     for difference in &comparison.id_differences {
         lines.push((2, Line::styled(difference.clone(), theme.warning())));
     }
-    let mean = match comparison.mean_match() {
-        VectorMatch::Identical => Span::styled("identical", theme.finding()),
-        VectorMatch::NotNumbers => Span::styled(
-            "not comparable: they hold non-numbers (NaN or infinity)",
-            theme.warning(),
+    let [_, b] = &comparison.sentences;
+    // Both means when they differ, so the difference can be read off the numbers.
+    let (mean, values) = match comparison.mean_match() {
+        VectorMatch::Identical => (
+            Span::styled("are identical", theme.finding()),
+            format!(" ({})", preview(a.mean_token_vector.view())),
         ),
-        VectorMatch::LastBit(_) | VectorMatch::DiffersBy(_) => {
-            Span::styled("different", theme.warning())
-        }
+        VectorMatch::NotNumbers => (
+            Span::styled(
+                "are not comparable: they hold non-numbers (NaN or infinity)",
+                theme.warning(),
+            ),
+            String::new(),
+        ),
+        found @ (VectorMatch::LastBit(_) | VectorMatch::DiffersBy(_)) => (
+            Span::styled(format!("differ {}", found.extent()), theme.warning()),
+            format!(
+                " (A {}; B {})",
+                preview(a.mean_token_vector.view()),
+                preview(b.mean_token_vector.view())
+            ),
+        ),
     };
     lines.push((
         4,
         Line::from(vec![
-            Span::raw("Mean token vector (a summary that ignores order): A and B are "),
+            Span::raw("Mean token vector (a summary that ignores order): A and B "),
             mean,
-            Span::raw(format!(" ({})", preview(a.mean_token_vector.view()))),
+            Span::raw(values),
         ]),
     ));
     lines

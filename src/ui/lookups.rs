@@ -267,9 +267,14 @@ impl Pane for Lookups<'_> {
                 let last = shown[shown.len() - 1];
                 super::with_range(block, "tokens", &(*first..last + 1), total, theme)
             }
+            // The whole list, or cut at its end with `…`: cut from the left (as a title too
+            // long for its border is), it would read as another list.
             [_, ..] => block.title_bottom(
                 Line::styled(
-                    format!(" tokens {} of {total}: the copies kept ", list(&shown)),
+                    fit(
+                        &format!(" tokens {} of {total}: the copies kept ", list(&shown)),
+                        usize::from(area.width).saturating_sub(2),
+                    ),
                     theme.muted(),
                 )
                 .right_aligned(),

@@ -73,7 +73,7 @@ fn title(app: &App) -> String {
         .unwrap_or_default();
     let family = match model.family() {
         ModelFamily::Generated | ModelFamily::Unknown => String::new(),
-        family => format!(" · {family}"),
+        _ => format!(" · {}", model.family_name()),
     };
     if model.label() == format!("{}x{}", model.rows(), model.dims()) {
         format!(" Weight matrix · {shape}{dtype} ")

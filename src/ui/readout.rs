@@ -417,7 +417,7 @@ fn model_block_lines(app: &App, lookup: &TokenLookup) -> Vec<Line<'static>> {
     let mut lines = vec![Line::styled(
         format!(
             "This {} model's embedding block outputs {}:",
-            model.family(),
+            model.family_name(),
             model.block().formula()
         ),
         theme.muted(),

@@ -121,14 +121,21 @@ impl std::fmt::Display for SharedUnknownRow {
     /// `'naïve' at 4 shares the unknown-token row 2036 with 'zorp' at 7 and 'blick' at 9:
     /// different words, one row, so the same vector.`
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut named: Vec<String> = self
-            .others
+        // Each other word once, with every place it stands: `'zorp' at 1 and 7`.
+        let mut words: Vec<(&str, Vec<String>)> = Vec::new();
+        for (word, position) in &self.others {
+            match words.iter_mut().find(|(seen, _)| seen == word) {
+                Some((_, places)) => places.push(position.to_string()),
+                None => words.push((word, vec![position.to_string()])),
+            }
+        }
+        let mut named: Vec<String> = words
             .iter()
             .take(NAMED_COPIES)
-            .map(|(word, position)| format!("'{word}' at {position}"))
+            .map(|(word, places)| format!("'{word}' at {}", join_and(places.clone())))
             .collect();
-        if self.others.len() > NAMED_COPIES {
-            named.push(format!("{} more", self.others.len() - NAMED_COPIES));
+        if words.len() > NAMED_COPIES {
+            named.push(format!("{} more words", words.len() - NAMED_COPIES));
         }
         write!(
             f,
@@ -242,6 +249,11 @@ mod unknown_tests {
         let lookups = model.embed(&tokens, PositionScheme::None);
         let shared = SharedUnknownRow::of(&lookups, 1).unwrap();
         assert_eq!(shared.others, [("blick".to_owned(), 4)]);
+        let from_blick = SharedUnknownRow::of(&lookups, 4).unwrap().to_string();
+        assert!(
+            from_blick.contains("with 'zorp' at 1 and 7: different words"),
+            "{from_blick}"
+        );
         let sentence = shared.to_string();
         assert!(
             sentence.starts_with("'zorp' at 1 shares the unknown-token row"),

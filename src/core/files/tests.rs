@@ -302,6 +302,7 @@ fn roberta_positions_start_after_the_padding_id() {
     .unwrap();
     let model = open(dir.path()).unwrap();
     assert_eq!(model.family(), ModelFamily::Bert);
+    assert_eq!(model.family_name(), "roberta");
     assert_eq!(model.position_offset(), 2);
     let detection = model.detection().join("\n");
     assert!(
@@ -332,6 +333,9 @@ fn mpnet_counts_positions_from_the_padding_id_and_skips_padding() {
     .unwrap();
     let model = open(dir.path()).unwrap();
     assert_eq!(model.position_offset(), 2);
+    // Read with BERT's layout, but named as its config names it.
+    assert_eq!(model.family(), ModelFamily::Bert);
+    assert_eq!(model.family_name(), "mpnet");
     let detection = model.detection().join("\n");
     assert!(
         detection.contains("position p reads row p + 2"),

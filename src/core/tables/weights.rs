@@ -113,6 +113,9 @@ pub struct Provenance {
     /// transformers' `create_position_ids_from_input_ids`): a padding token is not counted and
     /// reads row `padding_id`; the n-th other token reads row `padding_id + n`.
     pub padding_id: Option<usize>,
+    /// The model's own name for its kind, `config.json`'s `model_type` (`mpnet`, `roberta`),
+    /// when it gives one: the family a learner would look up.
+    pub model_type: Option<String>,
 }
 
 impl Default for Provenance {
@@ -126,6 +129,7 @@ impl Default for Provenance {
             source: None,
             position_offset: 0,
             padding_id: None,
+            model_type: None,
         }
     }
 }
@@ -370,6 +374,18 @@ impl EmbeddingModel {
     #[must_use]
     pub fn family(&self) -> ModelFamily {
         self.provenance.family
+    }
+
+    /// The family as a learner would look it up: the config's `model_type` (`mpnet`, not the
+    /// BERT layout embedlens reads it as), else the layout's name; the layout's own spelling
+    /// when the two agree (`BERT`, not `bert`).
+    #[must_use]
+    pub fn family_name(&self) -> String {
+        let layout = self.family().name();
+        match &self.provenance.model_type {
+            Some(model_type) if !model_type.eq_ignore_ascii_case(layout) => model_type.clone(),
+            _ => layout.to_owned(),
+        }
     }
 
     /// Sentences saying which tables were found and why they were read that way.

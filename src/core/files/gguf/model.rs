@@ -52,6 +52,7 @@ pub(in crate::core::files) fn open_gguf(
         source: Some(path.to_owned()),
         position_offset: 0,
         padding_id: None,
+        model_type: None,
     };
     Ok(
         EmbeddingModel::new(label, tokenizer.tokenizer, token, position)

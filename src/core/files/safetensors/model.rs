@@ -48,6 +48,11 @@ pub(in crate::core::files) fn checkpoint_model(
         source: Some(path.to_owned()),
         position_offset: detected.position_offset,
         padding_id: detected.padding_id,
+        model_type: checkpoint
+            .config
+            .as_ref()
+            .and_then(|config| config.model_type())
+            .map(str::to_owned),
     };
     Ok(EmbeddingModel::new(
         label_of(path),
