@@ -14,6 +14,7 @@ use std::fmt;
 use anyhow::{Result, bail};
 use ndarray::{Array1, Array2, ArrayView1};
 
+use crate::core::analysis::layer0::linear::round_to_f32;
 use crate::core::tables::positional::{
     ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
 };
@@ -234,7 +235,7 @@ pub fn self_attention(
                     .iter()
                     .zip(&values)
                     .map(|(&weight, value)| weight * f64::from(value[dim]));
-                to_f32(canonical_sum(terms))
+                round_to_f32(canonical_sum(terms))
             })
         })
         .collect();
@@ -263,7 +264,7 @@ fn project(input: ArrayView1<f32>, matrix: &Array2<f32>) -> Array1<f32> {
             *sum += x * f64::from(w);
         }
     }
-    sums.into_iter().map(to_f32).collect()
+    sums.into_iter().map(round_to_f32).collect()
 }
 
 /// The dot product of two float32 vectors, summed in f64 in dimension order.
@@ -290,16 +291,6 @@ fn canonical_sum(terms: impl Iterator<Item = f64>) -> f64 {
     let mut terms: Vec<f64> = terms.collect();
     terms.sort_unstable_by(f64::total_cmp);
     terms.iter().sum()
-}
-
-/// Rounds an f64 result once to float32, as the vectors on screen are.
-fn to_f32(value: f64) -> f32 {
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "rounded once to float32 on purpose"
-    )]
-    let value = value as f32;
-    value
 }
 
 #[cfg(test)]

@@ -1,0 +1,414 @@
+//! The arithmetic of the projections: vectors laid out block by block, weight rows met in
+//! tiles of rows and tokens, products summed in eight float32 lanes over blocks of 512 numbers
+//! and carried into f64, with the AVX2/FMA kernel chosen at run time where the processor has
+//! it. Every output number gets the same arithmetic wherever its token stands.
+
+use crate::core::tables::simd::with_features;
+
+/// Numbers summed in float32 before being carried into f64.
+pub(super) const BLOCK: usize = 512;
+/// Float32 lanes in a block.
+pub(super) const LANES: usize = 8;
+
+/// Vectors of `width` numbers laid out block by block for the tiles: block `b` ([`BLOCK`]
+/// numbers) of every vector side by side, `slots` of them, then each vector's tail past its
+/// last whole block. The blocks the tiles meet together are then neighbours in memory, so
+/// the core's caches and prefetchers take them as one stream; rows a power of two apart
+/// (4096 numbers: 16 KiB) would instead fall on the same few sets of its first cache.
+#[derive(Clone, Copy)]
+pub(super) struct Blocks<'a> {
+    /// The numbers, `slots × width` of them.
+    data: &'a [f32],
+    /// Vectors the layout has room for.
+    slots: usize,
+    /// Vectors in use: the first `count` slots.
+    pub(super) count: usize,
+    /// Numbers in each vector.
+    width: usize,
+}
+
+impl<'a> Blocks<'a> {
+    /// `count` of the `slots` vectors laid out in `data`.
+    pub(super) fn new(data: &'a [f32], slots: usize, count: usize, width: usize) -> Self {
+        assert!(
+            count <= slots && data.len() >= slots * width,
+            "a layout of whole vectors"
+        );
+        Self {
+            data,
+            slots,
+            count,
+            width,
+        }
+    }
+
+    /// One vector alone: its layout is the vector itself.
+    pub(super) fn one(vector: &'a [f32]) -> Self {
+        Self::new(vector, 1, 1, vector.len())
+    }
+
+    /// Where block `block` of vector `index` starts in a layout of `slots` vectors.
+    pub(super) fn offset(slots: usize, index: usize, block: usize) -> usize {
+        (block * slots + index) * BLOCK
+    }
+
+    /// Where the tail of vector `index` starts in a layout of `slots` vectors of `width`.
+    pub(super) fn tail_offset(slots: usize, width: usize, index: usize) -> usize {
+        let whole = width / BLOCK * BLOCK;
+        whole * slots + index * (width - whole)
+    }
+
+    /// Writes `vector` into slot `index` of a layout of `slots` vectors.
+    pub(super) fn write(data: &mut [f32], slots: usize, index: usize, vector: &[f32]) {
+        for (block, numbers) in vector.chunks_exact(BLOCK).enumerate() {
+            data[Self::offset(slots, index, block)..][..BLOCK].copy_from_slice(numbers);
+        }
+        let whole = vector.len() / BLOCK * BLOCK;
+        data[Self::tail_offset(slots, vector.len(), index)..][..vector.len() - whole]
+            .copy_from_slice(&vector[whole..]);
+    }
+
+    /// Block `block` ([`BLOCK`] numbers) of vector `index`.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into the AVX2-compiled caller with the tiles"
+    )]
+    #[inline(always)]
+    pub(super) fn block(&self, index: usize, block: usize) -> &'a [f32] {
+        &self.data[Self::offset(self.slots, index, block)..][..BLOCK]
+    }
+
+    /// The numbers of vector `index` past its last whole block.
+    pub(super) fn tail(&self, index: usize) -> &'a [f32] {
+        &self.data[Self::tail_offset(self.slots, self.width, index)..][..self.width % BLOCK]
+    }
+}
+
+/// Weight rows widened and met by the tokens together: enough to share each token's load
+/// among several rows, few enough to stay in the core's first cache.
+pub(super) const GROUP: usize = 8;
+
+/// Rows whose f64 lanes are kept while the numbers are walked a panel at a time.
+pub(super) const SUPER: usize = 64;
+
+/// Adds blocks `first..` of the inputs, met by the weight rows' blocks `0..` (as many as
+/// `weights` has), to each pair's f64 lanes (`wide` is `rows × tokens`); the `ahead` bytes
+/// are fetched into the core's cache meanwhile (they change no number).
+pub(super) fn dot_tiles(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    first: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+) {
+    with_features!(
+        ["avx2", "fma"],
+        dot_tiles_fma(weights, inputs, first, ahead, wide),
+        dot_tiles_portable(weights, inputs, first, ahead, wide),
+    );
+}
+
+/// [`dot_tiles`] compiled for AVX2 and FMA: [`tiles`] with [`block_fma`], the same arithmetic
+/// as [`block_portable`] lane for lane, so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+pub(super) fn dot_tiles_fma(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    first: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+) {
+    tiles(weights, inputs, first, ahead, wide, TileKind::Fma);
+}
+
+/// [`dot_tiles`] without vector instructions.
+pub(super) fn dot_tiles_portable(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    first: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+) {
+    tiles(weights, inputs, first, ahead, wide, TileKind::Portable);
+}
+
+/// Which tile arithmetic [`tiles`] uses (both give the same bits).
+#[derive(Clone, Copy)]
+pub(super) enum TileKind {
+    /// AVX2 and FMA instructions.
+    Fma,
+    /// Plain Rust.
+    Portable,
+}
+
+/// Walks the tokens [`TOKEN_BLOCK`] at a time and each block of [`BLOCK`] numbers, so that the
+/// rows' and tokens' numbers in use stay in the core's first cache; within it, the rows four
+/// at a time and the tokens two at a time (the rest one by one). Each pair's lanes are carried
+/// into its f64 lanes after each block, then finished: the arithmetic of [`dot`] exactly.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller, so the tiles are compiled with AVX2 too"
+)]
+#[inline(always)]
+pub(super) fn tiles(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    offset: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+    kind: TileKind,
+) {
+    let rows = weights.count;
+    let tokens = inputs.count;
+    let blocks = weights.width / BLOCK;
+    // The `ahead` bytes' cache lines spread over the steps below, a few a step.
+    let steps = tokens.div_ceil(TOKEN_BLOCK) * blocks;
+    let lines: usize = ahead.iter().map(|bytes| bytes.len().div_ceil(64)).sum();
+    let mut fetching = ahead.iter().flat_map(|bytes| bytes.chunks(64));
+    let per_step = lines.div_ceil(steps.max(1));
+    for first in (0..tokens).step_by(TOKEN_BLOCK) {
+        let last = (first + TOKEN_BLOCK).min(tokens);
+        for start in 0..blocks {
+            for line in fetching.by_ref().take(per_step) {
+                fetch(line, kind);
+            }
+            let row = |index: usize| weights.block(index, start);
+            let token = |index: usize| inputs.block(index, offset + start);
+            let mut r = 0;
+            while r < rows {
+                let quad = rows - r >= 4;
+                let mut t = first;
+                while t < last {
+                    // Three tokens a tile; a remainder of four or two goes as pairs, so that a
+                    // tile of one token is left only where a block has a single token.
+                    let width = match last - t {
+                        4 | 2 => 2,
+                        1 => 1,
+                        _ => TILE_TOKENS,
+                    };
+                    if quad {
+                        tile::<4>(wide, tokens, (r, t), width, (&row, &token), kind);
+                    } else {
+                        tile::<1>(wide, tokens, (r, t), width, (&row, &token), kind);
+                    }
+                    t += width;
+                }
+                r += if quad { 4 } else { 1 };
+            }
+        }
+    }
+}
+
+/// One tile: rows `r..r + R` by `width` tokens from `t` (three, two or one), its block's
+/// products carried into their f64 lanes. Every pair's arithmetic is the same whatever the
+/// tile's shape.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller, so the tiles are compiled with AVX2 too"
+)]
+#[inline(always)]
+pub(super) fn tile<'a, const R: usize>(
+    wide: &mut [[f64; LANES]],
+    tokens: usize,
+    (r, t): (usize, usize),
+    width: usize,
+    (row, token): (&impl Fn(usize) -> &'a [f32], &impl Fn(usize) -> &'a [f32]),
+    kind: TileKind,
+) {
+    let rows = std::array::from_fn::<_, R, _>(|i| row(r + i));
+    match width {
+        TILE_TOKENS => carry(
+            wide,
+            tokens,
+            (r, t),
+            &block(
+                rows,
+                std::array::from_fn::<_, TILE_TOKENS, _>(|i| token(t + i)),
+                kind,
+            ),
+        ),
+        2 => carry(
+            wide,
+            tokens,
+            (r, t),
+            &block(rows, [token(t), token(t + 1)], kind),
+        ),
+        _ => carry(wide, tokens, (r, t), &block(rows, [token(t)], kind)),
+    }
+}
+
+/// Asks the processor to bring the cache line at `bytes` into its second-level cache (on
+/// x86-64 with the vector path; elsewhere nothing). No number depends on it.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller with the tiles"
+)]
+#[inline(always)]
+pub(super) fn fetch(bytes: &[u8], kind: TileKind) {
+    #[cfg(target_arch = "x86_64")]
+    if let TileKind::Fma = kind {
+        use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+        #[expect(unsafe_code, reason = "a prefetch hint reads nothing")]
+        // SAFETY: a prefetch never faults and changes no memory; the pointer is in `bytes`.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T1>(bytes.as_ptr().cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, kind);
+}
+
+/// Tokens in one tile: with four rows, twelve running sums and the three tokens' numbers fill
+/// the sixteen vector registers.
+pub(super) const TILE_TOKENS: usize = 3;
+
+/// Tokens met together by one block of a row group: their numbers in use fit the first cache.
+pub(super) const TOKEN_BLOCK: usize = 15;
+
+/// Adds one block's float32 lanes of rows `r..` and tokens `t..` into their f64 lanes.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller, so it is compiled with AVX2 too"
+)]
+#[inline(always)]
+pub(super) fn carry<const R: usize, const T: usize>(
+    wide: &mut [[f64; LANES]],
+    tokens: usize,
+    (r, t): (usize, usize),
+    lanes: &[[[f32; LANES]; T]; R],
+) {
+    for (i, by_token) in lanes.iter().enumerate() {
+        for (j, lane) in by_token.iter().enumerate() {
+            let wide = &mut wide[(r + i) * tokens + t + j];
+            for l in 0..LANES {
+                wide[l] += f64::from(lane[l]);
+            }
+        }
+    }
+}
+
+/// One block of `R` rows by `T` tokens: each pair's products added to its float32 lanes, by
+/// the arithmetic `kind` names.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller, so the tiles are compiled with AVX2 too"
+)]
+#[inline(always)]
+pub(super) fn block<const R: usize, const T: usize>(
+    w: [&[f32]; R],
+    x: [&[f32]; T],
+    kind: TileKind,
+) -> [[[f32; LANES]; T]; R] {
+    match kind {
+        #[cfg(target_arch = "x86_64")]
+        #[expect(
+            unsafe_code,
+            reason = "only reached from dot_tiles_fma, compiled for AVX2 and FMA"
+        )]
+        // SAFETY: `TileKind::Fma` is only used after AVX2 and FMA were detected.
+        TileKind::Fma => unsafe { block_fma(w, x) },
+        #[cfg(not(target_arch = "x86_64"))]
+        TileKind::Fma => block_portable(w, x),
+        TileKind::Portable => block_portable(w, x),
+    }
+}
+
+/// `x · w` as every projection computes it: products added to [`LANES`] float32 lanes by a
+/// fused multiply-add over blocks of [`BLOCK`] numbers, each block's lanes added into f64
+/// lanes, the tail past the last whole block summed in f64, then the lanes added pairwise.
+#[must_use]
+pub fn dot(x: &[f32], w: &[f32]) -> f64 {
+    let (w, x) = (Blocks::one(w), Blocks::one(x));
+    let mut wide = [[0.0; LANES]];
+    tiles(&w, &x, 0, &[], &mut wide, TileKind::Portable);
+    finish(wide[0], x.tail(0), w.tail(0))
+}
+
+/// [`block`] in plain Rust.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller, so it is compiled with AVX2 too"
+)]
+#[inline(always)]
+pub(super) fn block_portable<const R: usize, const T: usize>(
+    w: [&[f32]; R],
+    x: [&[f32]; T],
+) -> [[[f32; LANES]; T]; R] {
+    let mut lanes = [[[0.0f32; LANES]; T]; R];
+    for chunk in (0..BLOCK).step_by(LANES) {
+        for (row, by_token) in w.iter().zip(lanes.iter_mut()) {
+            let w8 = &row[chunk..chunk + LANES];
+            for (token, lane) in x.iter().zip(by_token.iter_mut()) {
+                let x8 = &token[chunk..chunk + LANES];
+                for l in 0..LANES {
+                    lane[l] = x8[l].mul_add(w8[l], lane[l]);
+                }
+            }
+        }
+    }
+    lanes
+}
+
+/// [`block_portable`]'s arithmetic in AVX2 and FMA instructions: the same fused multiply-adds
+/// in each float32 lane, so the same bits.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA; the caller is compiled for them.
+#[cfg(target_arch = "x86_64")]
+// Inlined into the AVX2-compiled caller, so it is compiled with AVX2 too.
+#[inline(always)]
+#[expect(
+    unsafe_code,
+    reason = "vector loads from raw pointers into slices whose lengths are checked first"
+)]
+pub(super) unsafe fn block_fma<const R: usize, const T: usize>(
+    w: [&[f32]; R],
+    x: [&[f32]; T],
+) -> [[[f32; LANES]; T]; R] {
+    use std::arch::x86_64::{
+        __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+    };
+    assert!(
+        w.iter().all(|row| row.len() == BLOCK) && x.iter().all(|token| token.len() == BLOCK),
+        "one block of every row and token"
+    );
+    // SAFETY (for the block below): AVX2 and FMA are there (the caller's contract); every
+    // load reads LANES float32s at `chunk <= BLOCK - LANES` of a slice of BLOCK numbers.
+    unsafe {
+        let mut lanes: [[__m256; T]; R] = [[_mm256_setzero_ps(); T]; R];
+        for chunk in (0..BLOCK).step_by(LANES) {
+            let xs: [__m256; T] =
+                std::array::from_fn(|t| _mm256_loadu_ps(x[t].as_ptr().add(chunk)));
+            for (row, by_token) in w.iter().zip(lanes.iter_mut()) {
+                let w8 = _mm256_loadu_ps(row.as_ptr().add(chunk));
+                for (lane, x8) in by_token.iter_mut().zip(xs) {
+                    *lane = _mm256_fmadd_ps(x8, w8, *lane);
+                }
+            }
+        }
+        let mut result = [[[0.0f32; LANES]; T]; R];
+        for (out, by_token) in result.iter_mut().zip(&lanes) {
+            for (out, lane) in out.iter_mut().zip(by_token) {
+                _mm256_storeu_ps(out.as_mut_ptr(), *lane);
+            }
+        }
+        result
+    }
+}
+
+/// The lanes added pairwise, then the tail past the last whole block, summed in f64.
+pub(super) fn finish(wide: [f64; LANES], x_tail: &[f32], w_tail: &[f32]) -> f64 {
+    let tail: f64 = x_tail
+        .iter()
+        .zip(w_tail)
+        .map(|(&a, &b)| f64::from(a) * f64::from(b))
+        .sum();
+    let pairs = [
+        wide[0] + wide[1],
+        wide[2] + wide[3],
+        wide[4] + wide[5],
+        wide[6] + wide[7],
+    ];
+    ((pairs[0] + pairs[1]) + (pairs[2] + pairs[3])) + tail
+}
