@@ -10,7 +10,6 @@ use std::sync::Arc;
 use ndarray::{Array1, Array2};
 
 use super::layer0::{Worker, runs_in_background};
-use super::navigation::Navigation;
 use super::scan::{self, Job, NEAREST_ROWS, NearestPair, Neighbours, Progress, Scales};
 use super::settings::Settings;
 use super::sources::RealLayer;
@@ -162,12 +161,19 @@ pub struct Derived {
     counts: Recomputations,
 }
 
+/// What a derive step changed that the rest of the explorer follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Changed {
+    /// The sentence was read anew: its tokens may differ.
+    pub tokens: bool,
+}
+
 impl Derived {
-    /// Recomputes what depends on an input that changed since the last call, and nothing else.
-    ///
-    /// When the tokens change, the navigation follows them (the current token is clamped to
-    /// the new sentence, or moved where a lesson step asked for).
-    pub fn derive(&mut self, inputs: &Inputs, nav: &mut Navigation) {
+    /// Recomputes what depends on an input that changed since the last call, and nothing else,
+    /// up to the panes' views ([`Derived::derive_views`], which depend on the current token
+    /// too); says what changed, so the navigation can follow new tokens.
+    pub fn derive(&mut self, inputs: &Inputs) -> Changed {
         let model = inputs.model;
         let ready = model.is_ready();
         if self.scale_stamp.renew((inputs.model_revision, ready)) {
@@ -188,7 +194,7 @@ impl Derived {
                 Progress::Ended => self.scales_job = None,
             }
         }
-        self.derive_tokens(inputs, nav);
+        let tokens = self.derive_tokens(inputs);
         let scheme = inputs.settings.active_scheme();
         if self
             .lookups_stamp
@@ -199,10 +205,12 @@ impl Derived {
             self.counts.lookups += 1;
         }
         self.derive_comparison(inputs);
-        self.derive_views(inputs, nav.step());
+        Changed { tokens }
     }
 
-    fn derive_tokens(&mut self, inputs: &Inputs, nav: &mut Navigation) {
+    /// Reads the sentence anew when the text, the model or a reading switch changed; says
+    /// whether it did.
+    fn derive_tokens(&mut self, inputs: &Inputs) -> bool {
         let model = inputs.model;
         let settings = inputs.settings;
         let key = (
@@ -232,9 +240,7 @@ impl Derived {
             self.used_rows.dedup();
             self.counts.tokens += 1;
         }
-        if renewed || nav.jump_pending() {
-            nav.follow_tokens(&self.read.tokens, model.rows());
-        }
+        renewed
     }
 
     /// Whether an edit of the text left the tokens read as they were (it only touched the
@@ -395,7 +401,8 @@ impl Derived {
         self.layer0_worker.cancel();
     }
 
-    fn derive_views(&mut self, inputs: &Inputs, step: usize) {
+    /// Recomputes the open panes' views for the current token `step`.
+    pub fn derive_views(&mut self, inputs: &Inputs, step: usize) {
         let detail = inputs.settings.detail;
         let lookups_revision = self.lookups_stamp.revision;
         let real = match inputs.layer0 {

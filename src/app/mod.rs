@@ -259,7 +259,14 @@ impl App {
             layer0: self.sources.layer0(),
             background_layer0_from: self.background_layer0_from,
         };
-        self.derived.derive(&inputs, &mut self.nav);
+        let changed = self.derived.derive(&inputs);
+        // New tokens: the current token is clamped to the sentence, or moved where a lesson
+        // step asked for.
+        if changed.tokens || self.nav.jump_pending() {
+            self.nav
+                .follow_tokens(self.derived.tokens(), self.sources.model().rows());
+        }
+        self.derived.derive_views(&inputs, self.nav.step());
     }
 
     /// Changes the inputs an action names: one short arm per action.
