@@ -446,7 +446,8 @@ impl From<VocabArg> for VocabKind {
 enum PositionsArg {
     /// No position information: the input vector is the token vector.
     None,
-    /// A learned table with one row per position, up to the context length.
+    /// A table with one row per position, up to the context length: learned by a trained
+    /// model, randomly initialised in the seeded tables
     Learned,
     /// The original Transformer's fixed sine and cosine waves (base 10000).
     Sinusoidal,

@@ -76,7 +76,7 @@ fn lookup_table_shows_the_articles_numbers() {
 fn lookup_table_with_positions_adds_and_reads_out_the_distance() {
     let table = stdout_of(&["lookup", FOX, "--positions", "learned"]);
     assert!(table.starts_with(
-        "seed vocabulary, 6x3 weights, positions: learned (context length 16), seed 123\n"
+        "seed vocabulary, 6x3 weights, positions: learned (the table randomly initialised, not trained; context length 16), seed 123\n"
     ));
     assert!(table.contains("+ position vector"), "{table}");
     assert!(table.contains("= input vector"), "{table}");

@@ -170,9 +170,14 @@ fn table_rows(model: &EmbeddingModel) -> impl Iterator<Item = Array1<f32>> + '_ 
 /// The position scheme as the heading says it, with the learned table's reach.
 fn scheme_name(model: &EmbeddingModel, scheme: PositionScheme) -> String {
     match scheme {
-        PositionScheme::Learned => {
+        // The scheme's name is "learned"; a seeded table was never trained, so says so.
+        PositionScheme::Learned if model.is_trained() => {
             format!("learned (context length {})", model.context_length())
         }
+        PositionScheme::Learned => format!(
+            "learned (the table randomly initialised, not trained; context length {})",
+            model.context_length()
+        ),
         PositionScheme::Rope | PositionScheme::Alibi => {
             format!("{scheme} (inside attention: nothing is added to the token vectors)")
         }
@@ -222,7 +227,7 @@ mod tests {
     fn lookup_table_with_positions_adds_two_columns() {
         let table = run(&["lookup", "fox bites the fox", "--positions", "learned"]).unwrap();
         assert!(table.starts_with(
-            "seed vocabulary, 6x3 weights, positions: learned (context length 16), seed 123\n"
+            "seed vocabulary, 6x3 weights, positions: learned (the table randomly initialised, not trained; context length 16), seed 123\n"
         ));
         let header = table.lines().nth(1).unwrap();
         assert!(
@@ -256,7 +261,7 @@ mod tests {
         ])
         .unwrap();
         assert!(
-            far.starts_with("unnamed table, 6x3 weights, positions: learned (context length 2)")
+            far.starts_with("unnamed table, 6x3 weights, positions: learned (the table randomly initialised, not trained; context length 2)")
         );
         assert!(
             far.lines()

@@ -278,10 +278,8 @@ fn copies_explanation(app: &App, lookup: &TokenLookup) -> String {
             key(&Action::ShowDetail(Detail::Attention))
         )
     } else if app.overlay() {
-        format!(
-            "Same row, but different {} position vectors: the input vectors now differ.",
-            app.scheme()
-        )
+        "Same row, but each copy gets its own position's vector: the input vectors now differ."
+            .to_owned()
     } else {
         format!(
             "Same id, same row, same vector: the lookup has no input for position. {} adds \
