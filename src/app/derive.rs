@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use ndarray::{Array1, Array2};
 
-use super::layer0::{Worker, runs_in_background};
-use super::scan::{self, Job, NEAREST_ROWS, NearestPair, Neighbours, Progress, Scales};
+use super::job::{Job, Progress, Worker};
+use super::layer0::runs_in_background;
+use super::scan::{self, NEAREST_ROWS, NearestPair, Neighbours, Scales};
 use super::settings::Settings;
 use super::sources::RealLayer;
 use crate::core::analysis::attention::{Attention, AttentionWeights, Mask, self_attention};

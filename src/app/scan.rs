@@ -1,13 +1,12 @@
 //! Whole-matrix work off the key path: the nearest rows, the one-hot product and the typical
-//! magnitude of a large table are computed on a worker thread, which a newer request cancels.
+//! magnitude of a large table are computed as a [`Job`] on a worker thread, which a newer
+//! request cancels.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
-use std::thread;
 
 use ndarray::Array1;
 
+use super::job::Job;
 use crate::core::analysis::metrics::typical_magnitude;
 use crate::core::analysis::similarity::{nearest_rows_unless, one_hot_product_unless};
 use crate::core::tables::weights::EmbeddingModel;
@@ -23,56 +22,6 @@ pub type Neighbours = Vec<(usize, f64)>;
 
 /// The nearest rows to a token vector and to its input vector.
 pub type NearestPair = (Neighbours, Neighbours);
-
-/// Where a job is.
-pub enum Progress<T> {
-    /// Still reading rows.
-    Running,
-    /// Finished, with its answer.
-    Done(T),
-    /// Ended without an answer (the table was not ready).
-    Ended,
-}
-
-/// Work running on a worker thread; dropping it asks the worker to stop.
-pub struct Job<T> {
-    stop: Arc<AtomicBool>,
-    answer: Receiver<T>,
-}
-
-impl<T: Send + 'static> Job<T> {
-    /// Starts `work` on a worker thread; it looks at the flag it is given now and then and
-    /// returns `None` once the flag is set.
-    fn start(work: impl FnOnce(&AtomicBool) -> Option<T> + Send + 'static) -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (send, answer) = mpsc::channel();
-        let flag = Arc::clone(&stop);
-        thread::spawn(move || {
-            if let Some(answer) = work(&flag) {
-                // Nobody listening means the job was superseded: nothing to do.
-                let _ = send.send(answer);
-            }
-        });
-        Self { stop, answer }
-    }
-
-    /// Where the worker is now.
-    #[must_use]
-    pub fn poll(&self) -> Progress<T> {
-        match self.answer.try_recv() {
-            Ok(answer) => Progress::Done(answer),
-            Err(TryRecvError::Empty) => Progress::Running,
-            Err(TryRecvError::Disconnected) => Progress::Ended,
-        }
-    }
-}
-
-impl<T> Drop for Job<T> {
-    /// A job nobody waits for stops at its next look at the flag.
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
 
 /// Finds the rows of `model`'s table nearest `token` and nearest `input`.
 #[must_use]
