@@ -1687,3 +1687,65 @@ fn the_copies_kept_footer_is_whole_or_ends_in_an_ellipsis() {
         "the list starts at its start: {footer}"
     );
 }
+
+/// Titles along the top borders of a screen that were cut without a `…`: the last cell before a
+/// corner is a letter, not the border, a space or `…`.
+fn silently_cut_titles(text: &str) -> Vec<String> {
+    let mut cut = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_matches('"');
+        let cells: Vec<char> = line.chars().collect();
+        for (index, &cell) in cells.iter().enumerate() {
+            if !matches!(cell, '╮' | '┓') || index == 0 {
+                continue;
+            }
+            let before = cells[index - 1];
+            // The title's corner: the nearest top-left corner before it.
+            let opens = cells[..index].iter().rposition(|&c| matches!(c, '╭' | '┏'));
+            if opens.is_some() && !matches!(before, '─' | '━' | ' ' | '…') {
+                let start = opens.unwrap_or(0);
+                cut.push(cells[start..=index].iter().collect());
+            }
+        }
+    }
+    cut
+}
+
+#[test]
+fn every_title_that_is_cut_ends_in_an_ellipsis() {
+    let screens: [(&str, &[KeyCode]); 9] = [
+        ("seed", &[]),
+        ("seed", &[KeyCode::Char('p')]),
+        ("seed", &[KeyCode::Char('a')]),
+        ("seed", &[KeyCode::Char('s')]),
+        ("seed", &[KeyCode::Char('o')]),
+        ("seed", &[KeyCode::Char('t')]),
+        ("seed", &[KeyCode::Char('g')]),
+        ("seed", &[KeyCode::Char('c'), KeyCode::Char('p')]),
+        (
+            "words",
+            &[KeyCode::Char('c'), KeyCode::Char('a'), KeyCode::Char('u')],
+        ),
+    ];
+    let mut found = Vec::new();
+    for (vocab, keys) in screens {
+        for (width, height) in [(80, 24), (60, 20), (120, 40), (200, 60)] {
+            let mut app = app_with("the dog bites the man");
+            press(&mut app, &[KeyCode::Enter]);
+            while app.vocab().map(VocabKind::name) != Some(vocab) {
+                press(&mut app, &[KeyCode::Char('v')]);
+            }
+            press(&mut app, keys);
+            for scheme in 0..4 {
+                let text = screen_text(&draw(&app, width, height));
+                for title in silently_cut_titles(&text) {
+                    found.push(format!(
+                        "{vocab} {keys:?} {width}x{height} scheme {scheme}: {title}"
+                    ));
+                }
+                press(&mut app, &[KeyCode::Char('m')]);
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

@@ -73,11 +73,11 @@ impl Pane for OneHot<'_> {
 
     fn render(&self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let block = super::pane(
-            " One-hot · the lookup as a matrix product ",
-            false,
-            app.theme(),
+        let title = super::vector::title_of(
+            &["One-hot", "a lookup as a matrix product"],
+            usize::from(area.width.saturating_sub(2)),
         );
+        let block = super::pane(title, false, app.theme());
         let inner = block.inner(area);
         block.render(area, buf);
         if let Some(message) = super::generating(app) {
