@@ -698,3 +698,37 @@ fn non_numbers_from_a_model_are_never_the_same_bit_for_bit_and_json_warns() {
         );
     }
 }
+
+#[test]
+fn a_row_wider_than_the_bound_is_refused_before_anything_is_read() {
+    let dir = TempDir::new("wide-row");
+    let path = dir.join("model.safetensors");
+    // Two rows of 2^26 numbers (512 MiB, sparse on disk): looked up, they took gigabytes.
+    let (rows, dims) = (2_usize, 1_usize << 26);
+    let mut header = json!({"model.embed_tokens.weight":
+        {"dtype": "F32", "shape": [rows, dims], "data_offsets": [0, rows * dims * 4]}})
+    .to_string();
+    while !header.len().is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(header.as_bytes());
+    std::fs::write(&path, &bytes).expect("the header");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|file| file.set_len((bytes.len() + rows * dims * 4) as u64))
+        .expect("the zeros");
+    for format in ["table", "json"] {
+        run(&[
+            "lookup",
+            "--model",
+            arg(&path),
+            "--ids",
+            "0,1,0",
+            "--format",
+            format,
+        ])
+        .assert_refused("rows are 67108864 numbers wide; embedlens reads rows of at most 1048576");
+    }
+}

@@ -264,6 +264,10 @@ pub fn widen_bf16(bytes: &[u8], out: &mut [f32]) {
     }
 }
 
+/// The widest row a table read from a file may have: 2^20 numbers, 64 times the widest real
+/// model's, so that a crafted file cannot make one row's vectors and text take gigabytes.
+pub const MAX_ROW_WIDTH: usize = 1 << 20;
+
 impl Table {
     /// A table read in place from `rows × cols` little-endian numbers at `offset` in `source`.
     ///
@@ -280,6 +284,12 @@ impl Table {
         rows: usize,
         cols: usize,
     ) -> Result<Self> {
+        if cols > MAX_ROW_WIDTH {
+            bail!(
+                "a {rows}×{cols} table's rows are {cols} numbers wide; embedlens reads rows of \
+                 at most {MAX_ROW_WIDTH} numbers (real models' are at most tens of thousands)"
+            );
+        }
         if !cols.is_multiple_of(dtype.block_len()) {
             bail!(
                 "a {rows}×{cols} {dtype} table cannot be read by rows: {dtype} stores blocks of \
