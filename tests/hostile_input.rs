@@ -263,7 +263,7 @@ fn a_tokenizer_json_beyond_the_size_limit_is_refused_unread() {
     write_small_model(&model);
     let huge = dir.join("tokenizer.json");
     std::fs::File::create(&huge)
-        .and_then(|file| file.set_len((256 << 20) + 1))
+        .and_then(|file| file.set_len((64 << 20) + 1))
         .expect("a sparse file");
     run(&[
         "lookup",
@@ -273,7 +273,30 @@ fn a_tokenizer_json_beyond_the_size_limit_is_refused_unread() {
         arg(&huge),
         "fox",
     ])
-    .assert_refused("larger than 256 MiB, the most embedlens reads of a JSON file");
+    .assert_refused("larger than 64 MiB, the most embedlens reads of a tokenizer.json");
+    // An Ollama manifest is held to 16 MiB: a 229 MB one used to take 2.7 GB to parse.
+    let models = dir.join("ollama");
+    let manifest = models.join("manifests/registry.ollama.ai/library/big/latest");
+    std::fs::create_dir_all(manifest.parent().expect("a folder")).expect("folders");
+    std::fs::File::create(&manifest)
+        .and_then(|file| file.set_len((16 << 20) + 1))
+        .expect("a sparse manifest");
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v \"$1\" || exit 99; shift; exec \"$@\"")
+        .arg("sh")
+        .arg(MEMORY_LIMIT_KIB.to_string())
+        .arg(env!("CARGO_BIN_EXE_embedlens"))
+        .args(["lookup", "--model", "ollama:big", "--ids", "0"])
+        .env("OLLAMA_MODELS", &models)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("larger than 16 MiB, the most embedlens reads of an Ollama manifest"),
+        "{stderr}"
+    );
 }
 
 #[test]

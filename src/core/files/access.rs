@@ -27,9 +27,43 @@ pub(super) fn map_read_only(file: &File) -> std::io::Result<Mmap> {
     unsafe { Mmap::map(file) }
 }
 
-/// The most bytes a JSON file (tokenizer, config, shard index) may hold: 256 MiB, several times
-/// the largest real `tokenizer.json` (tens of MB).
-pub const MAX_JSON_BYTES: u64 = 256 << 20;
+/// The kinds of JSON file a model is read from, each with the most bytes it may hold.
+///
+/// Parsed JSON takes several times its size in memory, so each kind is capped a few times
+/// above the largest real file of that kind, not at one bound for all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonKind {
+    /// `tokenizer.json`: 64 MiB, twice the largest real one (Gemma 3's, 33 MB).
+    Tokenizer,
+    /// `config.json`: 16 MiB (real ones are a few KB).
+    Config,
+    /// `model.safetensors.index.json`: 16 MiB (real ones are under 1 MB).
+    Index,
+    /// An Ollama manifest: 16 MiB (real ones are under 1 KB).
+    Manifest,
+}
+
+impl JsonKind {
+    /// The most bytes a file of this kind may hold.
+    #[must_use]
+    pub fn limit(self) -> u64 {
+        match self {
+            Self::Tokenizer => 64 << 20,
+            Self::Config | Self::Index | Self::Manifest => 16 << 20,
+        }
+    }
+
+    /// The kind in a message: "a tokenizer.json".
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Tokenizer => "a tokenizer.json",
+            Self::Config => "a config.json",
+            Self::Index => "a shard index",
+            Self::Manifest => "an Ollama manifest",
+        }
+    }
+}
 
 /// What a path that is not a regular file is, for a message: "a folder", "a FIFO (named pipe)".
 #[must_use]
@@ -102,13 +136,13 @@ pub fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// Reads a regular file of at most [`MAX_JSON_BYTES`] as UTF-8 text.
+/// Reads a regular JSON file of `kind`, at most its [`JsonKind::limit`] bytes, as UTF-8 text.
 ///
 /// # Errors
 /// When the file cannot be opened or read, is not a regular file, is larger than the limit, or
 /// is not UTF-8.
-pub fn read_json_text(path: &Path) -> Result<String> {
-    read_text(path, MAX_JSON_BYTES, "a JSON file")
+pub fn read_json_text(path: &Path, kind: JsonKind) -> Result<String> {
+    read_text(path, kind.limit(), kind.name())
 }
 
 /// Reads a regular file of at most `limit` bytes as UTF-8 text; `what` names the kind of file
@@ -165,7 +199,9 @@ mod tests {
         let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(made.success());
         let start = Instant::now();
-        let error = read_json_text(&fifo).unwrap_err().to_string();
+        let error = read_json_text(&fifo, JsonKind::Config)
+            .unwrap_err()
+            .to_string();
         assert!(start.elapsed() < Duration::from_secs(5));
         assert!(
             error.contains("is a FIFO (named pipe), not a file"),
@@ -175,7 +211,7 @@ mod tests {
 
     #[test]
     fn devices_and_folders_are_refused_by_what_they_are() {
-        let error = read_json_text(Path::new("/dev/zero"))
+        let error = read_json_text(Path::new("/dev/zero"), JsonKind::Config)
             .unwrap_err()
             .to_string();
         assert!(
@@ -191,11 +227,19 @@ mod tests {
         let folder = TempDir::new("json");
         let path = folder.join("config.json");
         std::fs::write(&path, "{\"a\": 1}").unwrap();
-        assert_eq!(read_json_text(&path).unwrap(), "{\"a\": 1}");
+        assert_eq!(
+            read_json_text(&path, JsonKind::Tokenizer).unwrap(),
+            "{\"a\": 1}"
+        );
         // A sparse file just over the limit: refused without reading it all into memory.
         let file = File::create(&path).unwrap();
-        file.set_len(MAX_JSON_BYTES + 1).unwrap();
-        let error = read_json_text(&path).unwrap_err().to_string();
-        assert!(error.contains("larger than 256 MiB"), "{error}");
+        file.set_len(JsonKind::Tokenizer.limit() + 1).unwrap();
+        let error = read_json_text(&path, JsonKind::Tokenizer)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("larger than 64 MiB, the most embedlens reads of a tokenizer.json"),
+            "{error}"
+        );
     }
 }

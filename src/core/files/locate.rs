@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::hub_cache::CachedSnapshot;
 use super::other_formats::OtherFormat;
-use crate::core::files::access::{kind_of, read_json_text, require_regular};
+use crate::core::files::access::{JsonKind, kind_of, read_json_text, require_regular};
 use crate::core::text::printable::printable;
 
 /// The files a path stands for.
@@ -176,7 +176,7 @@ fn shard_roots(folder: &Path) -> Result<Vec<PathBuf>> {
 
 /// The shards an index's `weight_map` names.
 pub(super) fn locate_shards(index: &Path, folder: &Path) -> Result<Located> {
-    let text = read_json_text(index)?;
+    let text = read_json_text(index, JsonKind::Index)?;
     let json: Value = serde_json::from_str(&text)
         .map_err(|error| anyhow!("{}: not valid JSON: {error}", index.display()))?;
     let Some(map) = json.get("weight_map").and_then(Value::as_object) else {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
-use crate::core::files::access::read_json_text;
+use crate::core::files::access::{JsonKind, read_json_text};
 
 /// What a `--model` argument starts with to name an Ollama model.
 pub(super) const PREFIX: &str = "ollama:";
@@ -100,7 +100,8 @@ pub(super) fn locate_in(root: &Path, from: &str, reference: &str) -> Result<Olla
             root.display()
         );
     }
-    let text = read_json_text(&manifest).map_err(|error| anyhow!("{shown}: {error:#}"))?;
+    let text = read_json_text(&manifest, JsonKind::Manifest)
+        .map_err(|error| anyhow!("{shown}: {error:#}"))?;
     let json: Value = serde_json::from_str(&text)
         .map_err(|error| anyhow!("{shown}: {} is not valid JSON: {error}", manifest.display()))?;
     let digest = json

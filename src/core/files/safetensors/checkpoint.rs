@@ -10,7 +10,7 @@ use ndarray::Array1;
 use serde_json::{Map, Value};
 
 use super::{Shard, TensorEntry, read_shard};
-use crate::core::files::access::read_json_text;
+use crate::core::files::access::{JsonKind, read_json_text};
 use crate::core::files::locate::{file_name, locate};
 use crate::core::tables::table::{Dtype, Table};
 
@@ -22,7 +22,7 @@ pub(in crate::core::files) struct Config {
 
 impl Config {
     pub(in crate::core::files) fn read(path: &Path) -> Result<Self> {
-        let text = read_json_text(path)?;
+        let text = read_json_text(path, JsonKind::Config)?;
         let json: Value = serde_json::from_str(&text)
             .map_err(|error| anyhow!("{}: not valid JSON: {error}", path.display()))?;
         let Value::Object(fields) = json else {

@@ -15,7 +15,7 @@ use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use super::display::{
     DisplayVocab, byte_level_bytes, ceil_boundary, floor_boundary, visible, visible_bytes,
 };
-use crate::core::files::access::read_json_text;
+use crate::core::files::access::{JsonKind, read_json_text};
 use crate::core::text::vocabulary::Token;
 
 /// The most ids a `tokenizer.json` may hand out: real vocabularies stop near a million, and
@@ -63,7 +63,7 @@ impl HuggingFaceTokenizer {
     /// # Errors
     /// As [`Self::from_file`].
     pub fn from_file_named(path: &Path, name: impl Into<String>) -> Result<Self> {
-        let text = read_json_text(path)?;
+        let text = read_json_text(path, JsonKind::Tokenizer)?;
         Self::from_json(text.as_bytes(), name).map_err(|error| {
             anyhow!(
                 "{}: not a tokenizer.json the tokenizers library can read: {error}",
