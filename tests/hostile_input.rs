@@ -755,3 +755,16 @@ fn a_row_wider_than_the_bound_is_refused_before_anything_is_read() {
         .assert_refused("rows are 67108864 numbers wide; embedlens reads rows of at most 1048576");
     }
 }
+
+#[test]
+fn a_fifo_tokenizer_beside_a_model_and_an_empty_gguf_are_told_what_they_are() {
+    let dir = TempDir::new("beside");
+    write_small_model(&dir.join("model/model.safetensors"));
+    dir.fifo("model/tokenizer.json");
+    run(&["lookup", "--model", arg(&dir.join("model")), "fox"])
+        .assert_refused("tokenizer.json: is a FIFO (named pipe), not a file");
+    let empty = dir.join("empty.gguf");
+    std::fs::write(&empty, b"").expect("an empty file");
+    run(&["lookup", "--model", arg(&empty), "--ids", "0"])
+        .assert_refused("empty.gguf: not a GGUF file (it does not start with the bytes GGUF)");
+}

@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::core::files::access::read_text;
+use crate::core::text::printable::printable;
 
 /// The reference a bare `--model ORG/NAME` reads, as `from_pretrained` does.
 pub const DEFAULT_REVISION: &str = "main";
@@ -219,9 +220,9 @@ impl CacheMiss {
                 _,
             ) => format!(
                 "revision {} is in the cache neither as a reference ({}) nor as a snapshot ({})",
-                self.revision,
-                reference.display(),
-                snapshot.display()
+                printable(&self.revision),
+                printable(&reference.display().to_string()),
+                printable(&snapshot.display().to_string())
             ),
             (
                 Missing::Snapshot {
@@ -238,7 +239,7 @@ impl CacheMiss {
         let revision = if self.revision == DEFAULT_REVISION {
             String::new()
         } else {
-            format!(" --revision {}", self.revision)
+            format!(" --revision {}", printable(&self.revision))
         };
         format!(
             "no file or folder {repo} here, and {looked}. To fetch the model once (this needs \
@@ -331,18 +332,83 @@ pub fn resolve_model_path(
 ) -> anyhow::Result<PathBuf> {
     let repo = path.to_str().and_then(RepoId::parse);
     match repo {
-        Some(repo) if !path.exists() => locate(&repo, revision, env)
-            .map(|snapshot| snapshot.folder)
-            .map_err(|miss| anyhow::anyhow!(miss.message())),
+        Some(repo) if !path.exists() => {
+            let folder = locate(&repo, revision, env)
+                .map(|snapshot| snapshot.folder)
+                .map_err(|miss| anyhow::anyhow!(miss.message()))?;
+            check_snapshot_links(&folder)?;
+            Ok(folder)
+        }
         _ => match revision {
             Some(revision) => anyhow::bail!(
-                "--revision {revision} picks a revision of a model in the Hugging Face cache \
+                "--revision {} picks a revision of a model in the Hugging Face cache \
                  (--model ORG/NAME), but {} is a path on disk",
+                printable(revision),
                 path.display()
             ),
-            None => Ok(path.to_owned()),
+            None => {
+                check_snapshot_links(path)?;
+                Ok(path.to_owned())
+            }
         },
     }
+}
+
+/// Refuses a Hugging Face cache snapshot (the folder, or a file in it) any of whose links leads
+/// outside its repository's cache folder (`models--ORG--NAME`), where the cache keeps the
+/// blobs those links are meant to reach: such a link reads a file the user never named. A path
+/// outside a snapshot passes as it is.
+///
+/// # Errors
+/// Naming the first link that leaves the cache, and where it leads.
+pub fn check_snapshot_links(path: &Path) -> anyhow::Result<()> {
+    let folder = if path.is_dir() {
+        path
+    } else {
+        match path.parent() {
+            Some(parent) => parent,
+            None => return Ok(()),
+        }
+    };
+    let Some(repository) = folder
+        .parent()
+        .filter(|snapshots| {
+            snapshots
+                .file_name()
+                .is_some_and(|name| name == "snapshots")
+        })
+        .and_then(Path::parent)
+    else {
+        return Ok(());
+    };
+    let Ok(repository) = repository.canonicalize() else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Ok(());
+    };
+    let mut links: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_symlink()))
+        .map(|entry| entry.path())
+        .collect();
+    links.sort();
+    for link in links {
+        // A broken link is reported when the file is read; only where a link leads is judged.
+        if let Ok(target) = link.canonicalize()
+            && !target.starts_with(&repository)
+        {
+            anyhow::bail!(
+                "{}: a link in a Hugging Face cache snapshot that leads to {}, outside the \
+                 cache's folder for this model ({}); a snapshot's links must lead to its blobs, \
+                 so the model is refused",
+                link.display(),
+                target.display(),
+                repository.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A snapshot of the cache that a path lies in: the model and its commit.
@@ -489,6 +555,36 @@ mod tests {
             fs::read_to_string(snapshot.folder.join("config.json")).unwrap(),
             "{}"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_snapshot_link_that_leaves_the_cache_refuses_the_model() {
+        let cache = fake_cache();
+        let env = env_with_hub(cache.path());
+        let snapshot = cache
+            .path()
+            .join("hub/models--org--tiny/snapshots")
+            .join(COMMIT);
+        assert!(resolve_model_path(Path::new("org/tiny"), None, &env).is_ok());
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.json"),
+            snapshot.join("tokenizer.json"),
+        )
+        .unwrap();
+        for given in [Path::new("org/tiny"), snapshot.as_path()] {
+            let error = resolve_model_path(given, None, &env)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains(
+                    "tokenizer.json: a link in a Hugging Face cache snapshot that leads to"
+                ) && error.contains("outside the cache's folder for this model"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

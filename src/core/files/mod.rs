@@ -118,7 +118,12 @@ impl ModelFiles {
                 found: Some(found.note),
             });
         }
-        if path.is_file() && gguf::is_gguf(path) {
+        // A file named .gguf is read as GGUF even without the magic, so that an empty or
+        // damaged one is told what is wrong with it as GGUF.
+        let named_gguf = path
+            .extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("gguf"));
+        if path.is_file() && (named_gguf || gguf::is_gguf(path)) {
             return Ok(Self::Gguf {
                 file: GgufFile::open(path)?,
                 label: gguf::model::gguf_label(path),

@@ -13,6 +13,7 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
 use crate::core::files::access::{JsonKind, read_json_text};
+use crate::core::text::printable::printable;
 
 /// What a `--model` argument starts with to name an Ollama model.
 pub(super) const PREFIX: &str = "ollama:";
@@ -46,7 +47,8 @@ pub(super) fn locate_ollama(reference: &str) -> Result<OllamaModel> {
     let (root, from) = match std::env::var_os("OLLAMA_MODELS") {
         Some(root) if !root.is_empty() => (PathBuf::from(root), "OLLAMA_MODELS"),
         _ => {
-            let home = std::env::var_os("HOME").ok_or_else(|| {
+            // An empty HOME is no home: it would make the folder relative to wherever we are.
+            let home = std::env::var_os("HOME").filter(|home| !home.is_empty()).ok_or_else(|| {
                 anyhow!("{PREFIX}{reference}: neither OLLAMA_MODELS nor HOME is set, so Ollama's models folder is unknown")
             })?;
             (
@@ -60,7 +62,7 @@ pub(super) fn locate_ollama(reference: &str) -> Result<OllamaModel> {
 
 /// Finds a pulled model under a given models folder; `from` says where the folder came from.
 pub(super) fn locate_in(root: &Path, from: &str, reference: &str) -> Result<OllamaModel> {
-    let shown = format!("{PREFIX}{reference}");
+    let shown = format!("{PREFIX}{}", printable(reference));
     let (name, tag) = match reference.rsplit_once(':') {
         Some((name, tag)) if !tag.contains('/') => (name, tag),
         _ => (reference, "latest"),
@@ -88,16 +90,28 @@ pub(super) fn locate_in(root: &Path, from: &str, reference: &str) -> Result<Olla
     let manifest = models_folder.join(tag);
     if !manifest.is_file() {
         let tags = tags_in(&models_folder);
+        let (name, tag) = (printable(name), printable(tag));
         let hint = if tags.is_empty() {
             format!("`ollama pull {name}:{tag}` fetches it")
         } else {
-            format!("it has {} pulled", tags.join(", "))
+            let listed: Vec<String> = tags
+                .iter()
+                .take(LISTED_TAGS)
+                .map(|tag| printable(tag).into_owned())
+                .collect();
+            let more = tags.len().saturating_sub(LISTED_TAGS);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("it has {}{more} pulled", listed.join(", "))
         };
         bail!(
             "{shown}: Ollama has not pulled {name}:{tag}: no manifest at {} (Ollama's models \
              folder {}, from {from}); {hint}",
-            manifest.display(),
-            root.display()
+            printable(&manifest.display().to_string()),
+            printable(&root.display().to_string())
         );
     }
     let text = read_json_text(&manifest, JsonKind::Manifest)
@@ -135,12 +149,29 @@ pub(super) fn locate_in(root: &Path, from: &str, reference: &str) -> Result<Olla
             blob.display()
         );
     }
+    // A blob may be a link (a models folder moved to another disk), but only to a file inside
+    // the models folder: a link out of it reads a file the user never named.
+    let (resolved, folder) = (blob.canonicalize(), root.canonicalize());
+    if let (Ok(resolved), Ok(folder)) = (resolved, folder)
+        && !resolved.starts_with(&folder)
+    {
+        bail!(
+            "{shown}: the blob {} links to {}, outside Ollama's models folder {}; a blob must \
+             stay inside that folder, so the model is refused",
+            blob.display(),
+            printable(&resolved.display().to_string()),
+            folder.display()
+        );
+    }
     Ok(OllamaModel {
         note: format!("Ollama's {name}:{tag}, manifest {}", manifest.display()),
         label: format!("{name}:{tag}"),
         blob,
     })
 }
+
+/// How many pulled tags a "not pulled" message lists before it counts the rest.
+const LISTED_TAGS: usize = 10;
 
 /// The tags pulled for a model, sorted.
 fn tags_in(folder: &Path) -> Vec<String> {
@@ -201,6 +232,42 @@ mod tests {
             found
                 .note
                 .contains("manifests/registry.ollama.ai/library/smollm2/135m")
+        );
+    }
+
+    #[test]
+    fn many_tags_are_counted_and_names_from_files_are_escaped() {
+        let root = models("tags");
+        let folder = root.0.join("manifests/registry.ollama.ai/library/smollm2");
+        for n in 0..30 {
+            std::fs::write(folder.join(format!("t{n:02}")), "{}").unwrap();
+        }
+        std::fs::write(folder.join("odd\ntag"), "{}").unwrap();
+        let error = locate_in(&root.0, "test", "smollm2:none\nx")
+            .unwrap_err()
+            .to_string();
+        assert!(!error.contains('\n'), "no raw newline: {error}");
+        assert!(error.contains("smollm2:none\\u{a}x"), "{error}");
+        assert!(error.contains("odd\\u{a}tag"), "{error}");
+        assert!(error.contains("t07 and 22 more pulled"), "{error}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_blob_that_links_out_of_the_models_folder_is_refused() {
+        let root = models("blob-link");
+        let outside = root.0.with_extension("outside");
+        std::fs::write(&outside, b"GGUF").unwrap();
+        let blob = root.0.join("blobs/sha256-0123abcd");
+        std::fs::remove_file(&blob).unwrap();
+        std::os::unix::fs::symlink(&outside, &blob).unwrap();
+        let error = locate_in(&root.0, "test", "smollm2:135m")
+            .unwrap_err()
+            .to_string();
+        let _ = std::fs::remove_file(&outside);
+        assert!(
+            error.contains("outside Ollama's models folder") && error.contains("is refused"),
+            "{error}"
         );
     }
 

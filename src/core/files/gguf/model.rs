@@ -194,7 +194,9 @@ fn load_tokenizer(
 
 /// The `tokenizer.json` beside a file, when there is one.
 fn beside(path: &Path) -> Option<PathBuf> {
-    Some(path.parent()?.join("tokenizer.json")).filter(|json| json.is_file())
+    // Anything there by that name is the tokenizer: a FIFO or a folder is refused when it is
+    // read, as `--tokenizer` refuses it, never passed over as if absent.
+    Some(path.parent()?.join("tokenizer.json")).filter(|json| json.symlink_metadata().is_ok())
 }
 
 /// Lists a GGUF file: its metadata, every tensor (file order), and what opening it would find.

@@ -132,7 +132,9 @@ impl Checkpoint {
         self.folder
             .as_ref()
             .map(|folder| folder.join("tokenizer.json"))
-            .filter(|path| path.is_file())
+            // Anything there by that name is the tokenizer: a FIFO or a folder is refused when
+            // it is read, as `--tokenizer` refuses it, never passed over as if absent.
+            .filter(|path| path.symlink_metadata().is_ok())
     }
 
     pub(in crate::core::files) fn file_of(&self, entry: &TensorEntry) -> &Path {
