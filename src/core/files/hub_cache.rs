@@ -339,18 +339,18 @@ pub fn resolve_model_path(
             check_snapshot_links(&folder)?;
             Ok(folder)
         }
-        _ => match revision {
-            Some(revision) => anyhow::bail!(
-                "--revision {} picks a revision of a model in the Hugging Face cache \
-                 (--model ORG/NAME), but {} is a path on disk",
-                printable(revision),
-                path.display()
-            ),
-            None => {
-                check_snapshot_links(path)?;
-                Ok(path.to_owned())
+        _ => {
+            if let Some(revision) = revision {
+                anyhow::bail!(
+                    "--revision {} picks a revision of a model in the Hugging Face cache \
+                     (--model ORG/NAME), but {} is a path on disk",
+                    printable(revision),
+                    path.display()
+                );
             }
-        },
+            check_snapshot_links(path)?;
+            Ok(path.to_owned())
+        }
     }
 }
 

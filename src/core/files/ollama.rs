@@ -89,29 +89,9 @@ pub(super) fn locate_in(root: &Path, from: &str, reference: &str) -> Result<Olla
         .join(model);
     let manifest = models_folder.join(tag);
     if !manifest.is_file() {
-        let tags = tags_in(&models_folder);
-        let (name, tag) = (printable(name), printable(tag));
-        let hint = if tags.is_empty() {
-            format!("`ollama pull {name}:{tag}` fetches it")
-        } else {
-            let listed: Vec<String> = tags
-                .iter()
-                .take(LISTED_TAGS)
-                .map(|tag| printable(tag).into_owned())
-                .collect();
-            let more = tags.len().saturating_sub(LISTED_TAGS);
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            format!("it has {}{more} pulled", listed.join(", "))
-        };
         bail!(
-            "{shown}: Ollama has not pulled {name}:{tag}: no manifest at {} (Ollama's models \
-             folder {}, from {from}); {hint}",
-            printable(&manifest.display().to_string()),
-            printable(&root.display().to_string())
+            "{shown}: {}",
+            not_pulled(root, from, name, tag, &manifest, &models_folder)
         );
     }
     let text = read_json_text(&manifest, JsonKind::Manifest)
@@ -168,6 +148,41 @@ pub(super) fn locate_in(root: &Path, from: &str, reference: &str) -> Result<Olla
         label: format!("{name}:{tag}"),
         blob,
     })
+}
+
+/// Why a model is not there: where its manifest was looked for, and the tags that are.
+fn not_pulled(
+    root: &Path,
+    from: &str,
+    name: &str,
+    tag: &str,
+    manifest: &Path,
+    models_folder: &Path,
+) -> String {
+    let tags = tags_in(models_folder);
+    let (name, tag) = (printable(name), printable(tag));
+    let hint = if tags.is_empty() {
+        format!("`ollama pull {name}:{tag}` fetches it")
+    } else {
+        let listed: Vec<String> = tags
+            .iter()
+            .take(LISTED_TAGS)
+            .map(|tag| printable(tag).into_owned())
+            .collect();
+        let more = tags.len().saturating_sub(LISTED_TAGS);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!("it has {}{more} pulled", listed.join(", "))
+    };
+    format!(
+        "Ollama has not pulled {name}:{tag}: no manifest at {} (Ollama's models folder {}, from \
+         {from}); {hint}",
+        printable(&manifest.display().to_string()),
+        printable(&root.display().to_string())
+    )
 }
 
 /// How many pulled tags a "not pulled" message lists before it counts the rest.
