@@ -326,8 +326,8 @@ fn compare_lines(app: &App) -> Vec<Line<'static>> {
     let theme = app.theme();
     let (through, keys) = if matches!(app.real_layer(), RealLayer::Open(_)) {
         (
-            "Compare mode: the same words in two orders, through the model's own embedding layer \
-             and its own first attention layer.",
+            "Compare mode: two sentences (at first the same words in two orders), through the \
+             model's own embedding layer and its own first attention layer.",
             "{TogglePositions} gives both the model's positions or takes them away: watch the \
              badge and the layer-0 line. {ShowDetail(Attention)} shows each word's output in A \
              and B side by side ({PreviousHead} {NextHead} choose a head). {FocusInput} edits \
@@ -335,8 +335,8 @@ fn compare_lines(app: &App) -> Vec<Line<'static>> {
         )
     } else {
         (
-            "Compare mode: the same words in two orders, through the same layer and the same \
-             attention head.",
+            "Compare mode: two sentences (at first the same words in two orders), through the \
+             same layer and the same attention head.",
             "{TogglePositions} adds position vectors and {CycleScheme} cycles the schemes: watch \
              the badge and the attention line. {ShowDetail(Attention)} shows each word's output \
              in A and B side by side. {ToggleCausal} switches on the causal mask of decoder \

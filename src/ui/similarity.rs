@@ -546,9 +546,10 @@ fn finding_lines(
     let tokens = app.tokens();
     let lookups = app.lookups();
     let count = members.indices.len().min(cosine.nrows());
+    // Copies of one word (different unknown words share a row, but are not copies).
     let same_id = |a: usize, b: usize| {
         tokens[members.indices[a]].id.is_some()
-            && tokens[members.indices[a]].id == tokens[members.indices[b]].id
+            && tokens[members.indices[a]].is_copy_of(&tokens[members.indices[b]])
     };
     // The current token and a copy of it if it has one; else the sentence's first pair.
     let pair = members

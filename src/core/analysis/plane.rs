@@ -9,6 +9,7 @@ use ndarray::ArrayView1;
 use crate::core::analysis::metrics::euclidean_distance;
 use crate::core::analysis::projection::principal_plane;
 use crate::core::tables::weights::TokenLookup;
+use crate::core::text::vocabulary::Token;
 
 /// Which of two compared sentences a vector belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,7 +133,8 @@ struct Member<'a> {
     index: usize,
     word: &'a str,
     position: usize,
-    id: usize,
+    /// The token as read, to tell copies from different words on one (unknown-token) row.
+    read: &'a Token,
     token: ArrayView1<'a, f32>,
     input: ArrayView1<'a, f32>,
 }
@@ -155,7 +157,7 @@ pub fn plane(sentences: &[Sentence], inputs: bool) -> Option<Plane> {
                         index,
                         word: lookup.token.text.as_str(),
                         position: lookup.token.position,
-                        id: lookup.token.id?,
+                        read: &lookup.token,
                         token: lookup.token_vector.as_ref()?.view(),
                         input: lookup.input_vector.as_ref()?.view(),
                     })
@@ -250,8 +252,13 @@ fn dots(
             }
             match kind {
                 DotKind::Token => {
+                    // Different words on one row (a vocabulary's unknown-token row) are each
+                    // named: the dot is not one word's copies.
+                    let word = member.word.trim();
                     if dot.label.is_empty() {
-                        member.word.trim().clone_into(&mut dot.label);
+                        word.clone_into(&mut dot.label);
+                    } else if !dot.label.split(" / ").any(|named| named == word) {
+                        let _ = write!(dot.label, " / {word}");
                     }
                     if member.side != Side::B {
                         copies[index] += 1;
@@ -324,15 +331,20 @@ fn finding(sentences: &[Sentence], members: &[Member], inputs: bool) -> PlaneFin
         .first()
         .and_then(|sentence| sentence.current)
         .and_then(|index| members.iter().find(|member| member.index == index));
-    let copies_of =
-        |id: usize| -> Vec<&Member> { members.iter().filter(|member| member.id == id).collect() };
+    // Copies share a row; different unknown words share one too, but are not copies.
+    let copies_of = |of: &Member| -> Vec<&Member> {
+        members
+            .iter()
+            .filter(|member| member.read.is_copy_of(of.read))
+            .collect()
+    };
     let copies = current
-        .map(|member| copies_of(member.id))
+        .map(copies_of)
         .filter(|copies| copies.len() > 1)
         .or_else(|| {
             members
                 .iter()
-                .map(|member| copies_of(member.id))
+                .map(copies_of)
                 .find(|copies| copies.len() > 1)
         });
     let Some(copies) = copies else {
@@ -388,6 +400,28 @@ mod tests {
             }
         );
         assert!((plane.explained[0] + plane.explained[1] - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn different_unknown_words_on_one_row_are_not_called_copies() {
+        let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
+        let tokens = model.tokenize("zorp the blick").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let plane = plane(
+            &[Sentence {
+                side: Side::Only,
+                lookups: &lookups,
+                current: Some(0),
+            }],
+            false,
+        )
+        .unwrap();
+        assert!(
+            plane.dots.iter().any(|dot| dot.label == "zorp / blick ×2"),
+            "{:?}",
+            plane.dots
+        );
+        assert_eq!(plane.finding, PlaneFinding::NoRepeat);
     }
 
     #[test]
