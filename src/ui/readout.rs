@@ -59,7 +59,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     // The key pages the explorer's explanation; from the typing screen, the explorer first.
     let next = match app.focus() {
         Focus::Input => format!(
-            "{} then {}",
+            "{}, then {},",
             key_name(&Action::FocusExplorer, Scope::Input),
             key(&Action::ScrollExplanation)
         ),
