@@ -1749,3 +1749,30 @@ fn every_title_that_is_cut_ends_in_an_ellipsis() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+#[test]
+fn the_attention_pane_at_80_by_24_shows_the_current_tokens_output() {
+    for vocab in ["seed", "words"] {
+        let mut app = app_with("the dog bites the man");
+        press(&mut app, &[KeyCode::Enter]);
+        while app.vocab().map(VocabKind::name) != Some(vocab) {
+            press(&mut app, &[KeyCode::Char('v')]);
+        }
+        press(&mut app, &[KeyCode::Right, KeyCode::Char('a')]);
+        let text = screen_text(&draw(&app, 80, 24));
+        assert!(
+            text.contains("output = Σ weight × value"),
+            "{vocab}:\n{text}"
+        );
+        // The current token's row of weights, and its output, each marked as current.
+        let current: Vec<&str> = text
+            .lines()
+            .filter(|line| line.contains("▶   1 dog"))
+            .collect();
+        assert!(current.len() >= 2, "{vocab}:\n{text}");
+        assert!(
+            current.iter().any(|line| line.matches('.').count() >= 3),
+            "its output's numbers: {vocab}:\n{text}"
+        );
+    }
+}
