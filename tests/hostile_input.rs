@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use common::{TempDir, arg, write_f32_safetensors};
+use common::{TempDir, arg, word_level_tokenizer, write_f32_safetensors};
 use serde_json::json;
 
 /// The address space each run may take, in KiB (`ulimit -v`): 1 GiB, far more than any of
@@ -767,4 +767,26 @@ fn a_fifo_tokenizer_beside_a_model_and_an_empty_gguf_are_told_what_they_are() {
     std::fs::write(&empty, b"").expect("an empty file");
     run(&["lookup", "--model", arg(&empty), "--ids", "0"])
         .assert_refused("empty.gguf: not a GGUF file (it does not start with the bytes GGUF)");
+}
+
+#[test]
+fn a_very_long_special_token_is_refused_at_once_not_matched_for_minutes() {
+    let dir = TempDir::new("long-token");
+    let model = dir.join("model.safetensors");
+    write_small_model(&model);
+    let mut tokenizer = word_level_tokenizer(&["fox", "[UNK]"]);
+    tokenizer["added_tokens"] = json!([{"id": 2, "content": "z".repeat(30_000),
+        "single_word": false, "lstrip": false, "rstrip": false, "normalized": false,
+        "special": true}]);
+    let path = dir.join("tokenizer.json");
+    std::fs::write(&path, tokenizer.to_string()).expect("a tokenizer");
+    run(&[
+        "lookup",
+        "--model",
+        arg(&model),
+        "--tokenizer",
+        arg(&path),
+        "fox",
+    ])
+    .assert_refused("its added token 2 is 30000 bytes long");
 }

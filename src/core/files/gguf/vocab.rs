@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::file::GgufFile;
 use super::value::MetadataValue;
-use crate::core::text::tokenizer::{HuggingFaceTokenizer, TextTokenizer};
+use crate::core::text::tokenizer::{HuggingFaceTokenizer, MAX_SPECIAL_TOKEN_BYTES, TextTokenizer};
 
 /// Token types as llama.cpp numbers them.
 const UNKNOWN: i64 = 2;
@@ -103,6 +103,24 @@ impl<'a> Vocab<'a> {
                 .filter(|types| types.len() == tokens.len())
                 .ok_or_else(|| anyhow!("tokenizer.ggml.token_type is not one integer per token"))?,
         };
+        // Special and added tokens go to a matcher whose cost grows with the square of their
+        // length; SentencePiece pieces are split at every place to find their merges.
+        let sentencepiece = file.text("tokenizer.ggml.model") == Some("llama");
+        for (id, (token, kind)) in tokens.iter().zip(&types).enumerate() {
+            let special = matches!(*kind, UNKNOWN | CONTROL | USER_DEFINED);
+            if token.len() > MAX_SPECIAL_TOKEN_BYTES && (special || sentencepiece) {
+                let what = if special {
+                    "special or added token"
+                } else {
+                    "SentencePiece piece"
+                };
+                bail!(
+                    "its {what} {id} is {} bytes long; embedlens reads such tokens of at most \
+                     {MAX_SPECIAL_TOKEN_BYTES} bytes (real ones are tens of bytes)",
+                    token.len()
+                );
+            }
+        }
         let mut ids = HashMap::with_capacity(tokens.len());
         for (id, token) in tokens.iter().enumerate() {
             if let Some(first) = ids.insert(*token, id) {
@@ -593,6 +611,41 @@ mod tests {
             summary.starts_with("SentencePiece BPE (tokenizer.ggml.model llama), 700 tokens"),
             "{summary}"
         );
+    }
+
+    #[test]
+    fn a_special_token_or_piece_past_the_bound_is_refused_by_id_and_length() {
+        use super::super::writer::GgufWriter;
+        let read = |model: &str, types: Vec<MetadataValue>| {
+            let long = "x".repeat(MAX_SPECIAL_TOKEN_BYTES + 1);
+            let writer = GgufWriter::new()
+                .text("tokenizer.ggml.model", model)
+                .texts("tokenizer.ggml.tokens", &["a", "b", long.as_str()])
+                .metadata("tokenizer.ggml.token_type", MetadataValue::Array(types));
+            let file =
+                GgufFile::from_bytes(std::sync::Arc::new(writer.to_bytes()), Path::new("m.gguf"))
+                    .unwrap();
+            format!("{:#}", metadata_tokenizer(&file).unwrap_err())
+        };
+        let normal = || vec![MetadataValue::I32(1); 3];
+        let control = vec![
+            MetadataValue::I32(1),
+            MetadataValue::I32(1),
+            MetadataValue::I32(3),
+        ];
+        let error = read("gpt2", control);
+        assert!(
+            error.contains("its special or added token 2 is 1025 bytes long"),
+            "{error}"
+        );
+        let error = read("llama", normal());
+        assert!(
+            error.contains("its SentencePiece piece 2 is 1025 bytes long"),
+            "{error}"
+        );
+        // A long ordinary token of a byte-level vocabulary costs nothing quadratic.
+        let error = read("gpt2", normal());
+        assert!(!error.contains("bytes long"), "{error}");
     }
 
     #[test]

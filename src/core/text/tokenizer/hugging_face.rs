@@ -12,6 +12,7 @@ use tokenizers::decoders::DecoderWrapper;
 use tokenizers::models::ModelWrapper;
 use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 
+use super::MAX_SPECIAL_TOKEN_BYTES;
 use super::display::{
     DisplayVocab, byte_level_bytes, ceil_boundary, floor_boundary, visible, visible_bytes,
 };
@@ -48,6 +49,33 @@ impl fmt::Debug for HuggingFaceTokenizer {
     }
 }
 
+/// Refuses an added token longer than [`MAX_SPECIAL_TOKEN_BYTES`], naming its id and length:
+/// the `tokenizers` crate's matcher of added tokens takes time that grows with the square of
+/// their length (a 30,000-character token took 82 s to open).
+fn check_added_token_lengths(json: &serde_json::Value) -> Result<()> {
+    let added = json
+        .get("added_tokens")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten();
+    for token in added {
+        let length = token
+            .get("content")
+            .and_then(serde_json::Value::as_str)
+            .map_or(0, str::len);
+        if length > MAX_SPECIAL_TOKEN_BYTES {
+            let id = token
+                .get("id")
+                .map_or_else(|| "without an id".to_owned(), ToString::to_string);
+            bail!(
+                "its added token {id} is {length} bytes long; embedlens reads added tokens of at \
+                 most {MAX_SPECIAL_TOKEN_BYTES} bytes (real ones are tens of bytes)"
+            );
+        }
+    }
+    Ok(())
+}
+
 impl HuggingFaceTokenizer {
     /// Reads a `tokenizer.json`, named after its folder (or the file, if it has another name).
     ///
@@ -82,8 +110,9 @@ impl HuggingFaceTokenizer {
         // tokenizers 0.22 panics (`expect("Helper")`) when the decoder is not well-formed JSON,
         // such as invalid UTF-8 in one of its strings, so text that is not JSON is turned away
         // here, with serde_json's own message, before the crate sees it.
-        serde_json::from_slice::<serde_json::Value>(json)
+        let parsed = serde_json::from_slice::<serde_json::Value>(json)
             .map_err(|error| anyhow!("not valid JSON: {error}"))?;
+        check_added_token_lengths(&parsed)?;
         let mut tokenizer = Tokenizer::from_bytes(json).map_err(|error| anyhow!("{error}"))?;
         let (processor_ids, undefined) = post_processor_tokens(&tokenizer);
         if let Some(id) = undefined {

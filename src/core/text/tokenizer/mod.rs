@@ -20,6 +20,12 @@ pub use display::{NEWLINE_MARK, SPACE_MARK, TAB_MARK};
 pub use gpt2::{GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer};
 pub use hugging_face::HuggingFaceTokenizer;
 
+/// The longest added or special token (and `SentencePiece` piece) a tokenizer may hold, in
+/// bytes: far past any real one (the longest are tens of bytes), and a bound on work that grows
+/// with the square of a token's length (the `tokenizers` crate's matcher of added tokens, the
+/// merges implied by `SentencePiece` scores).
+pub const MAX_SPECIAL_TOKEN_BYTES: usize = 1024;
+
 use crate::core::text::vocabulary::{Token, Vocabulary};
 
 /// A tokenizer: text in, tokens with ids and spans out.

@@ -389,3 +389,22 @@ fn word_vocabularies_search_too() {
     assert_eq!(seed.max_id(), Some(5));
     assert_eq!(seed.tokenize("fox", true).unwrap()[0].id, Some(2));
 }
+
+#[test]
+fn an_added_token_past_the_bound_is_refused_by_id_and_length() {
+    let long = "y".repeat(super::MAX_SPECIAL_TOKEN_BYTES + 1);
+    let json = serde_json::json!({
+        "model": {"type": "WordLevel", "vocab": {"a": 0, "[UNK]": 1}, "unk_token": "[UNK]"},
+        "added_tokens": [{"id": 2, "content": long, "single_word": false, "lstrip": false,
+                          "rstrip": false, "normalized": false, "special": true}],
+    });
+    let error = HuggingFaceTokenizer::from_json(json.to_string().as_bytes(), "t")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(
+            "its added token 2 is 1025 bytes long; embedlens reads added tokens of at most 1024"
+        ),
+        "{error}"
+    );
+}
