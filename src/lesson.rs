@@ -124,9 +124,9 @@ pub const STEPS: [Step; 7] = [
                    vectors, or RoPE and ALiBi inside attention, are what bring order in.",
         choices: None,
         answer: 1,
-        reveal: "That is the whole lesson. {Lesson:ToggleLesson} returns to the explorer with \
-                 everything you saw still on screen; {ToggleLesson} starts the lesson again from \
-                 the top.",
+        reveal: "That is the whole lesson. {Lesson:LessonNext} finishes it and returns to the \
+                 explorer with everything you saw still on screen; {ToggleLesson} then starts the \
+                 lesson again from the top.",
         setup: Setup::Summary,
     },
 ];

@@ -76,14 +76,17 @@ fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'
     }
     if progress.revealed() {
         lines.extend(reveal_lines(app, progress, width));
-        let next = if progress.is_last() {
-            fill_lesson_keys(
+        // Going back is offered only where there is a step before.
+        let next = match (progress.is_last(), progress.step > 0) {
+            (true, _) => fill_lesson_keys(
                 "{LessonNext} finishes the lesson · {LessonBack} back · {Leave} leaves",
-            )
-        } else {
-            fill_lesson_keys(
+            ),
+            (false, true) => fill_lesson_keys(
                 "{LessonNext}: next step · {LessonBack} back · {Leave} leaves ({Resume} resumes here)",
-            )
+            ),
+            (false, false) => {
+                fill_lesson_keys("{LessonNext}: next step · {Leave} leaves ({Resume} resumes here)")
+            }
         };
         // Compact, the help bar below already names these keys.
         if !compact {
