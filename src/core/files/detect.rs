@@ -555,7 +555,7 @@ pub fn padding_position_offset(
 
 /// The largest `layer_norm_eps` taken from a config: far above any real model's, far below
 /// where float32 runs out.
-const MAX_LAYER_NORM_EPS: f64 = 1.0;
+pub(in crate::core::files) const MAX_LAYER_NORM_EPS: f64 = 1.0;
 
 fn layer_norm_eps(checkpoint: &Checkpoint) -> Result<(f32, String)> {
     let Some(config) = &checkpoint.config else {

@@ -120,8 +120,10 @@ fn rotation(
     };
     let (kind, theta) = if sliding && generation == Generation::Three {
         let theta = settings
-            .path_number(&["rope_parameters", "sliding_attention", "rope_theta"])
-            .or(settings.number(&["rope_local_base_freq"])?)
+            .number_at(&[
+                &["rope_parameters", "sliding_attention", "rope_theta"],
+                &["rope_local_base_freq"],
+            ])?
             .unwrap_or(10_000.0);
         ("sliding_attention", theta)
     } else {
@@ -140,9 +142,11 @@ fn rotation(
             Generation::Three => 1_000_000.0,
         };
         let theta = settings
-            .path_number(&["rope_parameters", "full_attention", "rope_theta"])
-            .or_else(|| settings.nested_number("rope_parameters", "rope_theta"))
-            .or(settings.number(&["rope_theta"])?)
+            .number_at(&[
+                &["rope_parameters", "full_attention", "rope_theta"],
+                &["rope_parameters", "rope_theta"],
+                &["rope_theta"],
+            ])?
             .unwrap_or(default);
         let kind = if sliding {
             "sliding_attention"

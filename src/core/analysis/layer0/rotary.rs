@@ -372,12 +372,13 @@ fn rope(
     notes: &mut Vec<String>,
 ) -> Result<Rope, Unavailable> {
     let theta = settings
-        .number(&["rope_theta"])?
-        .or_else(|| settings.nested_number("rope_parameters", "rope_theta"))
+        .number_at(&[&["rope_theta"], &["rope_parameters", "rope_theta"]])?
         .unwrap_or(10_000.0);
     let factor = settings
-        .number(&["partial_rotary_factor"])?
-        .or_else(|| settings.nested_number("rope_parameters", "partial_rotary_factor"))
+        .number_at(&[
+            &["partial_rotary_factor"],
+            &["rope_parameters", "partial_rotary_factor"],
+        ])?
         .unwrap_or(default_factor);
     if !(factor > 0.0 && factor <= 1.0) {
         return Err(Unavailable::Setting {
@@ -405,11 +406,8 @@ fn rope(
         .nested_text("rope_scaling", "rope_type")
         .or_else(|| settings.nested_text("rope_scaling", "type"))
         .or_else(|| settings.nested_text("rope_parameters", "rope_type"));
-    let scaling_number = |key: &str| {
-        settings
-            .nested_number("rope_scaling", key)
-            .or_else(|| settings.nested_number("rope_parameters", key))
-    };
+    let scaling_number =
+        |key: &str| settings.number_at(&[&["rope_scaling", key], &["rope_parameters", key]]);
     match scaling_type {
         None | Some("default") => {}
         // Dynamic NTK changes the angles only past the original context length.
@@ -418,10 +416,10 @@ fn rope(
         ),
         Some("llama3") => {
             let scaling = Llama3Scaling {
-                factor: scaling_number("factor").unwrap_or(8.0),
-                low_frequency_factor: scaling_number("low_freq_factor").unwrap_or(1.0),
-                high_frequency_factor: scaling_number("high_freq_factor").unwrap_or(4.0),
-                original_context: scaling_number("original_max_position_embeddings")
+                factor: scaling_number("factor")?.unwrap_or(8.0),
+                low_frequency_factor: scaling_number("low_freq_factor")?.unwrap_or(1.0),
+                high_frequency_factor: scaling_number("high_freq_factor")?.unwrap_or(4.0),
+                original_context: scaling_number("original_max_position_embeddings")?
                     .unwrap_or(8192.0),
             };
             rope = rope.with_llama3_scaling(scaling);

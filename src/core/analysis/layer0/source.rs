@@ -256,18 +256,9 @@ impl Settings {
     /// # Errors
     /// When it is set to something that is not a number.
     pub fn number(&self, keys: &[&str]) -> Result<Option<f64>> {
-        for key in keys {
-            match self.fields.get(*key) {
-                None | Some(Value::Null) => {}
-                Some(value) => {
-                    return value
-                        .as_f64()
-                        .map(Some)
-                        .ok_or_else(|| anyhow!("{}: {key} is {value}, not a number", self.origin));
-                }
-            }
-        }
-        Ok(None)
+        let paths: Vec<[&str; 1]> = keys.iter().map(|key| [*key]).collect();
+        let paths: Vec<&[&str]> = paths.iter().map(<[&str; 1]>::as_slice).collect();
+        self.number_at(&paths)
     }
 
     /// The first of `keys` that is set, as a whole number in `1..=limit`.
@@ -295,23 +286,34 @@ impl Settings {
         Ok(Some(number as usize))
     }
 
-    /// A nested object's number, such as `rope_parameters.rope_theta`.
-    #[must_use]
-    pub fn nested_number(&self, object: &str, key: &str) -> Option<f64> {
-        self.fields.get(object)?.get(key)?.as_f64()
+    /// The number at the first of `paths` that is set, each path a key inside nested objects
+    /// (`["rope_parameters", "rope_theta"]`).
+    ///
+    /// # Errors
+    /// When the first one set is something other than a number: a value of the wrong type is
+    /// an error naming its key, never the default.
+    pub fn number_at(&self, paths: &[&[&str]]) -> Result<Option<f64>> {
+        for path in paths {
+            match self.at_path(path) {
+                None | Some(Value::Null) => {}
+                Some(value) => {
+                    return value.as_f64().map(Some).ok_or_else(|| {
+                        anyhow!(
+                            "{}: {} is {value}, not a number",
+                            self.origin,
+                            path.join(".")
+                        )
+                    });
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// A nested object's text, such as `rope_scaling.rope_type`.
     #[must_use]
     pub fn nested_text(&self, object: &str, key: &str) -> Option<&str> {
         self.fields.get(object)?.get(key)?.as_str()
-    }
-
-    /// A number deeper inside nested objects, such as
-    /// `rope_parameters.sliding_attention.rope_theta`.
-    #[must_use]
-    pub fn path_number(&self, path: &[&str]) -> Option<f64> {
-        self.at_path(path)?.as_f64()
     }
 
     /// A text deeper inside nested objects.
@@ -345,5 +347,40 @@ impl Settings {
             .get(key)
             .and_then(Value::as_bool)
             .unwrap_or(default)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setting_of_the_wrong_type_is_an_error_naming_its_key_never_the_default() {
+        let settings = Settings::parse(
+            r#"{"rope_parameters": {"rope_theta": "x"}, "partial_rotary_factor": "half",
+                "rope_scaling": {"factor": 8}}"#,
+        )
+        .unwrap();
+        let nested = settings
+            .number_at(&[&["rope_theta"], &["rope_parameters", "rope_theta"]])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            nested,
+            "config.json: rope_parameters.rope_theta is \"x\", not a number"
+        );
+        let top = settings
+            .number(&["partial_rotary_factor"])
+            .unwrap_err()
+            .to_string();
+        assert!(top.contains("partial_rotary_factor is \"half\""), "{top}");
+        assert_eq!(
+            settings.number_at(&[&["rope_scaling", "factor"]]).unwrap(),
+            Some(8.0)
+        );
+        assert_eq!(
+            settings.number_at(&[&["rope_scaling", "missing"]]).unwrap(),
+            None
+        );
     }
 }

@@ -11,7 +11,7 @@ use anyhow::{Result, anyhow, bail};
 
 use super::{GgufFile, GgufTensor, MetadataValue};
 use crate::core::files::OpenOptions;
-use crate::core::files::detect::{LearnedOrigin, NoPositions, PositionSource};
+use crate::core::files::detect::{LearnedOrigin, MAX_LAYER_NORM_EPS, NoPositions, PositionSource};
 use crate::core::tables::block::ModelFamily;
 use crate::core::tables::table::shape_text;
 
@@ -302,7 +302,11 @@ pub(in crate::core::files) fn detect_gguf(
             PositionSource::None(NoPositions::UnknownLayout),
         )
     };
-    let bert = (arch == "bert").then(|| bert_parts(file, &key("attention.layer_norm_epsilon")));
+    let bert = if arch == "bert" {
+        Some(bert_parts(file, &key("attention.layer_norm_epsilon"))?)
+    } else {
+        None
+    };
     Ok(GgufDetected {
         architecture,
         family,
@@ -317,16 +321,26 @@ pub(in crate::core::files) fn detect_gguf(
 }
 
 /// BERT's token-type table, embedding `LayerNorm` and its eps, as far as the file has them.
-fn bert_parts(file: &GgufFile, eps_key: &str) -> GgufBert {
+fn bert_parts(file: &GgufFile, eps_key: &str) -> Result<GgufBert> {
     #[expect(clippy::cast_possible_truncation, reason = "ggml keeps eps as f32")]
-    let eps = match file.get(eps_key).and_then(MetadataValue::as_f64) {
-        Some(eps) => (eps as f32, eps_key.to_owned()),
+    let eps = match file.get(eps_key) {
+        // As config.json's layer_norm_eps is held (and as attention holds this one).
+        Some(value) => match value.as_f64() {
+            Some(eps) if (0.0..=MAX_LAYER_NORM_EPS).contains(&eps) => {
+                (eps as f32, eps_key.to_owned())
+            }
+            _ => bail!(
+                "{}: {eps_key} is {value}, not a small positive number (at most \
+                 {MAX_LAYER_NORM_EPS}; real models use 1e-5 to 1e-12)",
+                file.path().display()
+            ),
+        },
         None => (1e-12, "BERT's default; the file gives no eps".to_owned()),
     };
-    GgufBert {
+    Ok(GgufBert {
         token_types: file.tensor(TOKEN_TYPES).map(|t| t.name.clone()),
         norm: (file.tensor(NORM_WEIGHT).is_some() && file.tensor(NORM_BIAS).is_some())
             .then(|| (NORM_WEIGHT.to_owned(), NORM_BIAS.to_owned())),
         eps,
-    }
+    })
 }

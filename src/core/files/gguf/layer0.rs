@@ -362,7 +362,11 @@ fn first_number(file: &GgufFile, key: &str) -> Result<Option<f64>> {
     };
     match value.map(MetadataValue::as_f64) {
         None => Ok(None),
-        Some(Some(number)) => Ok(Some(number)),
+        Some(Some(number)) if number.is_finite() => Ok(Some(number)),
+        Some(Some(number)) => bail!(
+            "{}: {key} is {number}, not a finite number",
+            file.path().display()
+        ),
         Some(None) => bail!(
             "{}: {key} is {}, not a number",
             file.path().display(),
@@ -480,6 +484,28 @@ mod tests {
             Some(16.0)
         );
         assert_eq!(large.origin(), "the GGUF metadata");
+    }
+
+    #[test]
+    fn a_gguf_setting_that_is_not_a_finite_number_is_refused_by_key() {
+        let bytes = GgufWriter::new()
+            .text("general.architecture", "gemma2")
+            .number("gemma2.block_count", 46)
+            .number("gemma2.embedding_length", 64)
+            .number("gemma2.attention.head_count", 2)
+            .number("gemma2.attention.key_length", 16)
+            .metadata(
+                "gemma2.attn_logit_softcapping",
+                MetadataValue::F32(f32::NAN),
+            )
+            .to_bytes();
+        let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("gemma2.gguf")).unwrap();
+        let gemma2 = ARCHITECTURES.iter().find(|a| a.name == "gemma2").unwrap();
+        let error = format!("{:#}", settings(&file, gemma2).unwrap_err());
+        assert!(
+            error.contains("gemma2.attn_logit_softcapping is NaN, not a finite number"),
+            "{error}"
+        );
     }
 
     #[test]

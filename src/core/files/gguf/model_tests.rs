@@ -170,6 +170,35 @@ fn a_bert_gguf_normalises_the_sum() {
 }
 
 #[test]
+fn a_bert_gguf_eps_that_cannot_be_right_is_refused_by_name() {
+    let folder = TempDir::new("bert-eps");
+    for (name, eps) in [
+        ("nan", f32::NAN),
+        ("inf", f32::INFINITY),
+        ("minus", -1.0),
+        ("huge", 1e30),
+    ] {
+        let writer = GgufWriter::new()
+            .text("general.architecture", "bert")
+            .metadata("bert.attention.layer_norm_epsilon", MetadataValue::F32(eps))
+            .f32_table("token_embd.weight", 4, 2, &values(8))
+            .f32_table("position_embd.weight", 3, 2, &values(6));
+        let error = open(
+            &FileSource::path(write_gguf(&folder, &format!("{name}.gguf"), &writer)),
+            &OpenOptions::default(),
+        )
+        .map(|_| ())
+        .unwrap_err();
+        let error = format!("{error:#}");
+        assert!(
+            error.contains("bert.attention.layer_norm_epsilon is")
+                && error.contains("not a small positive number"),
+            "{name}: {error}"
+        );
+    }
+}
+
+#[test]
 fn quantized_tables_open_and_unreadable_ones_are_named() {
     let folder = TempDir::new("quantized");
     // One Q8_0 block per row: scale 0.5, bytes 0..32 (row 0) and 32..64 (row 1).
