@@ -73,7 +73,7 @@ pub const STEPS: [Step; 7] = [
             "no: it also reads the position",
         ]),
         answer: 1,
-        reveal: "The picture beside the matrix is the layer's whole interface: PyTorch's \
+        reveal: "The pane 'What the layer takes in' is the layer's whole interface: PyTorch's \
                  Embedding.forward(input) takes the ids and nothing else, so position is wired \
                  to nothing and cannot change a row. Identical words get identical vectors.",
         setup: Setup::NoPositionInput,

@@ -228,6 +228,11 @@ impl<'a> Body<'a> {
         let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
         let beside =
             (width >= matrix_width.saturating_add(LOOKUPS_MIN_WIDTH)).then_some(matrix_width);
+        // Under a wide matrix, the lesson's picture of what the layer takes in would keep
+        // only its first lines: it takes the body, as the step is about it, not the matrix.
+        if beside.is_none() && lesson::shows_signature(app) {
+            return Self::Whole(detail(app, width));
+        }
         let (matrix, detail_width) = match beside {
             Some(matrix_width) => (matrix::build(app, matrix_width), width - matrix_width),
             None => (matrix::build(app, width), width),

@@ -54,18 +54,16 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     ]);
     let signature = "forward(self, input): its only argument is the ids";
     // Narrow (80 columns, beside the matrix): the layer's name goes below the ids when it
-    // does not fit beside them (never a lone `]`), the signature shares a line with the arrow
-    // to the rows, and each row is listed once with how many tokens read it, so a repeated
-    // word's one row stays in view.
+    // does not fit beside them (never a lone `]`), and the signature shares a line with the
+    // arrow to the rows.
     let narrow = ids_line.width().max(signature.len()) > usize::from(width);
     if !narrow {
         let mut lines = vec![
             ids_line,
             positions_line,
             Line::styled(signature, theme.muted()),
-            Line::default(),
         ];
-        lines.extend(row_lines(app, width, false));
+        lines.extend(row_lines(app, width));
         return lines;
     }
     let mut ids_line = ids_line;
@@ -83,19 +81,19 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled("forward(input): ids only", theme.muted()),
         Span::raw(" ──▶ rows:"),
     ]));
-    lines.extend(row_lines(app, width, true));
+    lines.extend(row_lines(app, width));
     lines
 }
 
-/// The rows that come out, one line each: every token's, or (`grouped`) every distinct
-/// row once, with how many tokens read it.
-fn row_lines(app: &App, width: u16, grouped: bool) -> Vec<Line<'static>> {
+/// The rows that come out, each distinct row once with how many tokens read it, so a short
+/// pane still shows a repeated word's one row.
+fn row_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let lookups: Vec<_> = app.lookups().iter().take(LISTED).collect();
     let mut rows: Vec<(&TokenLookup, usize)> = Vec::new();
     for lookup in &lookups {
         match rows
             .iter_mut()
-            .find(|(first, _)| grouped && first.token.is_copy_of(&lookup.token))
+            .find(|(first, _)| first.token.is_copy_of(&lookup.token))
         {
             Some((_, count)) => *count += 1,
             None => rows.push((lookup, 1)),
@@ -113,13 +111,13 @@ fn row_lines(app: &App, width: u16, grouped: bool) -> Vec<Line<'static>> {
         };
         format!("{}{times} → row {id}", lookup.token.text)
     };
-    // As wide as the longest label, at most 14 columns, so the values get the rest.
+    // As wide as the longest label, at most 20 columns, so the values get the rest.
     let label_width = rows
         .iter()
         .map(|(lookup, count)| super::vector::display_width(&label(lookup, *count)))
         .max()
         .unwrap_or(0)
-        .min(14);
+        .min(20);
     let room = usize::from(width).saturating_sub(label_width + 1);
     let mut lines = Vec::new();
     for (lookup, count) in rows {
