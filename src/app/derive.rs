@@ -14,8 +14,9 @@ use super::layer0::runs_in_background;
 use super::scan::{self, NEAREST_ROWS, NearestPair, Neighbours, Scales};
 use super::settings::Settings;
 use super::sources::RealLayer;
-use crate::core::analysis::attention::{Attention, AttentionWeights, Mask, self_attention};
+use crate::core::analysis::attention::{AttentionWeights, HeadPattern, Mask, self_attention};
 use crate::core::analysis::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
+use crate::core::analysis::layer0::heads::HeadResult;
 use crate::core::analysis::plane::{Plane, Sentence, Side, plane};
 use crate::core::analysis::similarity::{cosine_matrix, nearest_rows, one_hot_product};
 use crate::core::explain::layer0::{PairError, SentencePair, SentenceRun};
@@ -31,7 +32,7 @@ pub const MAX_VIEW_TOKENS: usize = 48;
 #[derive(Default)]
 pub struct Views {
     /// One head of self-attention over the sentence's first tokens.
-    pub attention: Option<Attention>,
+    pub attention: Option<HeadPattern>,
     /// Cosine similarities between the sentence's input vectors.
     pub cosine: Option<Array2<f64>>,
     /// The current token's nearest rows by cosine: its token vector, then its input vector.
@@ -389,7 +390,7 @@ impl Derived {
                 .head
                 .min(view.run.heads.len().saturating_sub(1));
             if self.head_stamp.renew((self.layer0_stamp.revision, head)) {
-                self.views.attention = real_head(view, head);
+                self.views.attention = view.run.heads.get(head).map(HeadResult::pattern);
                 self.counts.attention += 1;
             }
         }
@@ -462,7 +463,7 @@ impl Derived {
                     } else {
                         let head = self.head(inputs.model.dims(), inputs.seed);
                         let scheme = inputs.settings.active_scheme();
-                        Some(self_attention(&vectors, &positions, &head, mask, scheme))
+                        Some(self_attention(&vectors, &positions, &head, mask, scheme).into())
                     };
                     self.counts.attention += 1;
                 }
@@ -711,23 +712,4 @@ fn pair_error(error: &PairError) -> String {
         ),
         PairError::Run(why) => why.clone(),
     }
-}
-
-/// Head `head` of the run as the attention pane draws a head: weights, scores, each token's
-/// context. The pane reads no queries, keys or values, so those stay empty.
-fn real_head(view: &SentenceRun, head: usize) -> Option<Attention> {
-    let result = view.run.heads.get(head)?;
-    Some(Attention {
-        queries: Vec::new(),
-        keys: Vec::new(),
-        values: Vec::new(),
-        scores: result.scores.clone(),
-        weights: result.weights.clone(),
-        outputs: result
-            .context
-            .rows()
-            .into_iter()
-            .map(|r| r.to_owned())
-            .collect(),
-    })
 }

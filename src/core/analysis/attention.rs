@@ -155,6 +155,31 @@ pub struct Attention {
     pub outputs: Vec<Array1<f32>>,
 }
 
+/// What one head did, as the attention pane shows it: the scores, the weights and each token's
+/// output. The seeded head ([`Attention`]) and a model's own head (its layer 0's
+/// [`HeadResult`](crate::core::analysis::layer0::heads::HeadResult)) each give one, with
+/// nothing left empty.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadPattern {
+    /// Row `i`, column `j`: the score of query `i` against key `j`; `-inf` where the mask
+    /// hides key `j`.
+    pub scores: Array2<f64>,
+    /// Softmax of each row of scores: how much token `i` takes from token `j`.
+    pub weights: Array2<f64>,
+    /// Each token's output: `Σ_j weight[i][j] · v_j`.
+    pub outputs: Vec<Array1<f32>>,
+}
+
+impl From<Attention> for HeadPattern {
+    fn from(attention: Attention) -> Self {
+        Self {
+            scores: attention.scores,
+            weights: attention.weights,
+            outputs: attention.outputs,
+        }
+    }
+}
+
 /// One head of self-attention over `inputs`, token `i` standing at `positions[i]`.
 ///
 /// Queries, keys and values are `x @ W`, summed in f64 and rounded once to f32. With

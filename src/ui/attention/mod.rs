@@ -21,7 +21,7 @@ use super::vector::{
 };
 use crate::action::fill_keys;
 use crate::app::{App, MAX_VIEW_TOKENS, RealLayer};
-use crate::core::analysis::attention::{Attention, Mask};
+use crate::core::analysis::attention::{HeadPattern, Mask};
 use crate::core::analysis::layer0::Layer0;
 use crate::core::explain::layer0::SentenceRun;
 use crate::core::tables::positional::{ALIBI_HEADS, PositionScheme, alibi_slopes};
@@ -90,7 +90,7 @@ fn real_view(app: &App) -> Option<(&Layer0, &SentenceRun)> {
 }
 
 impl Grid {
-    fn new(app: &App, attention: &Attention, width: usize) -> Self {
+    fn new(app: &App, attention: &HeadPattern, width: usize) -> Self {
         let mut members: Vec<usize> = match real_view(app) {
             Some((_, view)) => view.members.clone(),
             None => app
@@ -177,7 +177,7 @@ impl Grid {
 /// The current row's weights as numbers, on one line cut with `…` when it is longer.
 fn row_values(
     app: &App,
-    attention: &Attention,
+    attention: &HeadPattern,
     grid: &Grid,
     width: usize,
     theme: Theme,
@@ -218,7 +218,7 @@ enum Body<'a> {
 
 /// One head's pane: what is built once a frame.
 struct Map<'a> {
-    attention: &'a Attention,
+    attention: &'a HeadPattern,
     grid: Grid,
     finding: Vec<String>,
     extra: Vec<Line<'static>>,
@@ -558,7 +558,7 @@ fn heat_header(app: &App, grid: &Grid, theme: Theme) -> (Line<'static>, Option<L
 
 fn heat_row(
     app: &App,
-    attention: &Attention,
+    attention: &HeadPattern,
     grid: &Grid,
     row: usize,
     theme: Theme,
@@ -586,7 +586,7 @@ fn heat_row(
     Line::from(spans)
 }
 
-fn lines_per_output(attention: &Attention, grid: &Grid) -> usize {
+fn lines_per_output(attention: &HeadPattern, grid: &Grid) -> usize {
     let dims = attention.outputs.first().map_or(0, ndarray::ArrayBase::len);
     if is_wide(dims) {
         1
@@ -597,7 +597,7 @@ fn lines_per_output(attention: &Attention, grid: &Grid) -> usize {
 
 /// The outputs' typical size (root mean square), which wide strips are drawn relative to: the
 /// value projection makes them larger or smaller than the table's numbers.
-fn output_scale(attention: &Attention) -> f32 {
+fn output_scale(attention: &HeadPattern) -> f32 {
     typical_size(
         attention
             .outputs
@@ -616,7 +616,7 @@ fn output_style(app: &App, scale: f32) -> WideStyle {
 
 fn output_header(
     app: &App,
-    attention: &Attention,
+    attention: &HeadPattern,
     grid: &Grid,
     scale: f32,
     theme: Theme,
@@ -637,7 +637,7 @@ fn output_header(
 
 fn output_lines(
     app: &App,
-    attention: &Attention,
+    attention: &HeadPattern,
     grid: &Grid,
     row: usize,
     scale: f32,
@@ -671,7 +671,7 @@ fn output_lines(
 }
 
 /// What the learner should see in the heat map and the outputs, wrapped to the width.
-fn finding(app: &App, attention: &Attention, grid: &Grid, width: usize) -> Vec<String> {
+fn finding(app: &App, attention: &HeadPattern, grid: &Grid, width: usize) -> Vec<String> {
     if let Some((layer, view)) = real_view(app) {
         return super::layer0::finding(app, layer, view, width);
     }

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use super::{Grid, ROPE_PAIRS, real_view};
 use crate::action::fill_keys;
 use crate::app::App;
-use crate::core::analysis::attention::{Attention, Mask};
+use crate::core::analysis::attention::{HeadPattern, Mask};
 use crate::core::explain::verdict::VectorMatch;
 use crate::core::tables::positional::{
     ALIBI_HEADS, PositionScheme, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
@@ -21,7 +21,7 @@ use crate::ui::vector::{fit, format_value, wrap_words};
 /// The scheme's own lines: `RoPE`'s rotation of the current token, `ALiBi`'s biases.
 pub(super) fn extra(
     app: &App,
-    attention: &Attention,
+    attention: &HeadPattern,
     grid: &Grid,
     width: usize,
     theme: Theme,
@@ -179,7 +179,7 @@ fn rope_copy_line(
 /// The current token's biases and what `ALiBi` can and cannot tell apart under each mask.
 fn alibi_lines(
     app: &App,
-    attention: &Attention,
+    attention: &HeadPattern,
     grid: &Grid,
     width: usize,
     theme: Theme,

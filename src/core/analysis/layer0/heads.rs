@@ -12,6 +12,7 @@ use std::cmp::Ordering;
 use ndarray::Array2;
 
 use super::linear::round_to_f32;
+use crate::core::analysis::attention::HeadPattern;
 use crate::core::tables::simd::with_features;
 
 /// How the heads are laid out in the projected vectors.
@@ -84,6 +85,24 @@ pub struct HeadResult {
     pub scores: Array2<f64>,
     /// Row `i`: `Σ_j weights[i][j] · v_j`, the head's output for token `i` (`tokens × head_dims`).
     pub context: Array2<f32>,
+}
+
+impl HeadResult {
+    /// The head as the attention pane shows a head: its scores, its weights, each token's
+    /// context.
+    #[must_use]
+    pub fn pattern(&self) -> HeadPattern {
+        HeadPattern {
+            scores: self.scores.clone(),
+            weights: self.weights.clone(),
+            outputs: self
+                .context
+                .rows()
+                .into_iter()
+                .map(|r| r.to_owned())
+                .collect(),
+        }
+    }
 }
 
 /// Every head over `tokens` tokens: `queries` is `tokens × query_width`, `keys` and `values`
