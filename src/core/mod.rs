@@ -12,9 +12,9 @@
 //!   cache, Ollama).
 //! - [`analysis`]: the maths on vectors: distances, similarities, principal axes, one head of
 //!   attention, two sentences compared, and a real model's layer 0.
-//! - [`explain`]: decisions about those numbers as values (verdicts, readouts, the article's
-//!   claim), turned into sentences at the very end and shared by the screen and the print
-//!   subcommands.
+//! - [`explain`]: decisions about those numbers as values (verdicts, readouts, findings, the
+//!   article's claim, layer 0 over the learner's sentences), turned into sentences at the very
+//!   end and shared by the screen and the print subcommands.
 pub mod analysis;
 pub mod explain;
 pub mod files;

@@ -490,7 +490,7 @@ fn prioritised_summary(
 }
 
 /// The model's own layer 0 on both sentences, when the model has one: its verdict, computed
-/// in `core::layer0::claim`.
+/// in `core::explain::claim`.
 fn real_layer_line(app: &App, theme: Theme) -> Option<Line<'static>> {
     let RealLayer::Open(layer) = app.real_layer() else {
         return None;

@@ -1,5 +1,5 @@
 //! The attention pane's words when it shows the model's own layer 0: its title, what the
-//! layer's outputs show (the verdicts come from `core::layer0::claim`), a `RoPE` model's
+//! layer's outputs show (the verdicts come from `core::explain::claim`), a `RoPE` model's
 //! scores between two copies of a word, and why a seeded head stands in when it must.
 
 use ratatui::text::Line;

@@ -18,7 +18,7 @@
 //! "Without positions" means no learned position row for BERT and GPT-2, and no rotation for
 //! `RoPE` models. Every sum over tokens is taken in an order that does not depend on where the
 //! tokens stand, so for BERT a reordered sentence without positions gives each token the
-//! same output, bit for bit ([`claim`] says so in words).
+//! same output, bit for bit ([`crate::core::explain::claim`] says so in words).
 
 pub mod bert;
 pub mod gemma;
