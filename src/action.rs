@@ -102,6 +102,11 @@ pub enum Action {
     Unbound(char),
     /// The terminal's new size, in columns and rows.
     Resize(u16, u16),
+    /// Write the screen as drawn to SVG, HTML and text files (the run loop writes them after
+    /// the next draw).
+    Export,
+    /// What writing the screen did, for the status line.
+    Exported(String),
 }
 
 /// Where a binding applies.
@@ -178,6 +183,59 @@ impl Key {
         };
         base.to_owned()
     }
+}
+
+/// The keys that have a name of their own (not a character).
+const NAMED_KEYS: [KeyCode; 11] = [
+    KeyCode::Enter,
+    KeyCode::Tab,
+    KeyCode::Esc,
+    KeyCode::Home,
+    KeyCode::End,
+    KeyCode::PageUp,
+    KeyCode::PageDown,
+    KeyCode::Left,
+    KeyCode::Right,
+    KeyCode::Up,
+    KeyCode::Down,
+];
+
+/// A key press from its name as the help writes it (`Enter`, `→`, `Space`, `Ctrl+U`, `F1`, `p`),
+/// the inverse of [`Key::name`].
+///
+/// # Errors
+/// When no key has that name; the message names it.
+pub fn parse_key(name: &str) -> Result<KeyEvent, String> {
+    let event = |key: Key| KeyEvent::new(key.code, key.modifiers);
+    // The arrows are single characters too: named keys first.
+    if let Some(key) = std::iter::once(ch(' '))
+        .chain(NAMED_KEYS.into_iter().map(plain))
+        .find(|key| key.name() == name)
+    {
+        return Ok(event(key));
+    }
+    let mut chars = name.chars();
+    if let (Some(c), None) = (chars.next(), chars.next()) {
+        let shift = if c.is_uppercase() {
+            KeyModifiers::SHIFT
+        } else {
+            KeyModifiers::NONE
+        };
+        return Ok(KeyEvent::new(KeyCode::Char(c), shift));
+    }
+    if let Some(letter) = name.strip_prefix("Ctrl+") {
+        let mut letters = letter.chars();
+        if let (Some(c), None) = (letters.next(), letters.next()) {
+            return Ok(event(ctrl(c.to_ascii_lowercase())));
+        }
+    }
+    if let Some(n) = name.strip_prefix('F').and_then(|n| n.parse::<u8>().ok()) {
+        return Ok(event(plain(KeyCode::F(n))));
+    }
+    Err(format!(
+        "'{name}' is not a key name; write keys as the help does: a character, Space, Enter, \
+         Tab, Esc, Home, End, PgUp, PgDn, ←, →, ↑, ↓, F1 or Ctrl+U"
+    ))
 }
 
 /// Which of a binding's keys the help bar shows.
@@ -321,6 +379,7 @@ static BINDINGS: &[Binding] = &[
     b(S::Explorer, &[ch(']')], A::DimsRight, "exact values of wide vectors: scroll right", None),
     b(S::Prompt, &[plain(K::Enter)], A::PromptSubmit, "find or go", bar("go")),
     b(S::Prompt, &[plain(K::Esc)], A::PromptCancel, "cancel", bar("cancel")),
+    b(S::Explorer, &[ch('e')], A::Export, "export the screen: SVG, HTML and text", None),
     b(S::Explorer, &[ch('i'), plain(K::Tab)], A::FocusInput, "back to the input to type", bar("edit")),
     b(S::Explorer, &[plain(K::Esc)], A::Back, "back: close the pane, then compare mode", None),
     b(S::Explorer, &[ch('?')], A::ToggleHelp, "help", bar("help")),
@@ -679,6 +738,23 @@ mod tests {
             "Esc or L"
         );
         assert_eq!(fill_keys("no braces {"), "no braces {");
+    }
+
+    #[test]
+    fn key_names_read_back_as_the_keys_they_name() {
+        for binding in bindings() {
+            for key in binding.keys {
+                let event = parse_key(&key.name()).unwrap();
+                assert!(key.matches(&event), "{}", key.name());
+            }
+        }
+        assert_eq!(parse_key("Space").unwrap().code, KeyCode::Char(' '));
+        assert_eq!(
+            parse_key("Ctrl+U").unwrap(),
+            KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)
+        );
+        let error = parse_key("Enterr").unwrap_err();
+        assert!(error.starts_with("'Enterr' is not a key name"), "{error}");
     }
 
     #[test]

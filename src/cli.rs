@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::app::{DEFAULT_IDS, DEFAULT_SENTENCE, Options};
 use crate::core::analysis::layer0::{Layer0, Unavailable};
 use crate::core::files::hub_cache::CacheEnv;
 use crate::core::files::{FileSource, OpenOptions, Opened, open};
@@ -16,12 +17,25 @@ use crate::core::tables::weights::{
     DEFAULT_CONTEXT_LENGTH, DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, as_width,
 };
 use crate::core::text::vocabulary::VocabKind;
+use crate::theme::Theme;
 
 /// See what an LLM's embedding layer does: type a sentence, step through its lookups,
 /// and watch position vectors pull repeated words apart.
 #[derive(Debug, Parser)]
 #[command(name = "embedlens", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// What the explorer opens with.
+    #[command(flatten)]
+    pub explorer: ExplorerArgs,
+
+    /// A print subcommand instead of the explorer.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What the explorer opens with: the sentence, the tables, the start.
+#[derive(Debug, clap::Args)]
+pub struct ExplorerArgs {
     /// The sentence the explorer opens with.
     pub sentence: Option<String>,
 
@@ -49,9 +63,54 @@ pub struct Args {
     #[arg(long)]
     pub lesson: bool,
 
-    /// A print subcommand instead of the explorer.
-    #[command(subcommand)]
-    pub command: Option<Command>,
+    /// The folder `e` writes the screen to (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub export_dir: Option<PathBuf>,
+}
+
+impl ExplorerArgs {
+    /// The explorer's options these arguments ask for, with the model they name opened (its
+    /// tables and its own layer 0, from one reading of its files).
+    ///
+    /// # Errors
+    /// When the model's files cannot be opened.
+    pub fn options(&self) -> Result<Options> {
+        let (model, layer0) = match self.model.open()? {
+            Some(opened) => (Some(opened.model), Some(opened.layer0)),
+            None => (None, None),
+        };
+        let sentence = self.sentence.clone().unwrap_or_else(|| {
+            // Without a tokenizer the input is ids: the default sentence's own ids.
+            let reads_ids = self.ids
+                || model
+                    .as_ref()
+                    .is_some_and(|model| model.tokenizer().is_none());
+            if reads_ids {
+                DEFAULT_IDS
+            } else {
+                DEFAULT_SENTENCE
+            }
+            .to_owned()
+        });
+        Ok(Options {
+            sentence,
+            vocab: self.vocab,
+            positions: self.positions,
+            seed: self.seed,
+            theme: Theme::from_env(),
+            model,
+            layer0,
+            gpt2_dims: as_width(self.model.dim),
+            special_tokens: !self.model.no_special_tokens,
+            ids: self.ids,
+            lesson: self.lesson,
+            export_dir: self
+                .export_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(".")),
+            ..Options::default()
+        })
+    }
 }
 
 impl Args {
@@ -115,6 +174,59 @@ pub enum Command {
     Compare(CompareArgs),
     /// Run a model's own first attention layer: each head's weights and each token's output.
     Attention(AttentionArgs),
+    /// Draw the explorer after some keys, without a terminal, and write the screen as SVG,
+    /// HTML or text (from the file's extension).
+    Export(ExportArgs),
+}
+
+/// Arguments of `embedlens export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The terminal's size, `COLUMNSxROWS`.
+    #[arg(long, value_name = "COLUMNSxROWS", default_value = "120x40", value_parser = parse_size)]
+    pub size: (u16, u16),
+
+    /// The keys to press first, named as the help names them, separated by spaces:
+    /// "Enter → → → p", "Space", "Ctrl+U".
+    #[arg(long, default_value = "")]
+    pub keys: String,
+
+    /// The file to write: .svg, .html or .txt.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// Replace the file if it exists (without it, an existing file is an error).
+    #[arg(long)]
+    pub force: bool,
+
+    /// What the explorer opens with.
+    #[command(flatten)]
+    pub explorer: ExplorerArgs,
+}
+
+/// The largest terminal `export` draws, in columns and rows.
+pub const MAX_EXPORT_SIZE: (u16, u16) = (1000, 500);
+
+/// Parses `COLUMNSxROWS`, such as `100x30`.
+fn parse_size(text: &str) -> Result<(u16, u16)> {
+    let (columns, rows) = text
+        .split_once(['x', 'X', '×'])
+        .with_context(|| format!("'{text}' is not a size; write COLUMNSxROWS, such as 100x30"))?;
+    let parse = |part: &str, what: &str, most: u16| -> Result<u16> {
+        let value: u16 = part
+            .trim()
+            .parse()
+            .ok()
+            .filter(|value| (1..=most).contains(value))
+            .with_context(|| {
+                format!("'{part}' in '{text}' is not a number of {what} from 1 to {most}")
+            })?;
+        Ok(value)
+    };
+    Ok((
+        parse(columns, "columns", MAX_EXPORT_SIZE.0)?,
+        parse(rows, "rows", MAX_EXPORT_SIZE.1)?,
+    ))
 }
 
 /// Arguments of `embedlens attention`.
@@ -518,6 +630,15 @@ mod tests {
             matches!(&parsed.command, Some(Command::Matrix(matrix)) if matrix.table.vocab == VocabKind::Words),
             "{parsed:?}"
         );
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("100x30").unwrap(), (100, 30));
+        assert_eq!(parse_size("80×24").unwrap(), (80, 24));
+        for bad in ["100", "0x30", "100x0", "ax30", "100x-1", "5000x30", ""] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod action;
 pub mod app;
 pub mod cli;
 pub mod core;
+pub mod export;
 pub mod help;
 #[cfg(test)]
 mod import_circles;

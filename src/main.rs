@@ -4,11 +4,9 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use embedlens::app::{App, DEFAULT_IDS, DEFAULT_SENTENCE, Options};
+use embedlens::app::App;
 use embedlens::cli::{Args, Command};
-use embedlens::core::tables::weights::as_width;
 use embedlens::core::text::printable::printable;
-use embedlens::theme::Theme;
 use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use ratatui::crossterm::execute;
 
@@ -30,6 +28,7 @@ fn main() -> ExitCode {
         Some(Command::Inspect(inspect)) => {
             embedlens::print::inspect(inspect, &mut std::io::stdout())
         }
+        Some(Command::Export(export)) => embedlens::print::export(export),
         None => explore(&args),
     };
     match result {
@@ -50,42 +49,14 @@ fn explore(args: &Args) -> Result<()> {
     // Open the model before the terminal changes, so a bad file is reported on a plain screen.
     // The model and its own first attention layer, from one reading of its files; a model
     // without a usable layer 0 says why in the attention pane.
-    let (model, layer0) = match args.model.open()? {
-        Some(opened) => (Some(opened.model), Some(opened.layer0)),
-        None => (None, None),
-    };
+    let options = args.explorer.options()?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         bail!(
             "the explorer needs a terminal to draw in; \
              for text output use `embedlens lookup SENTENCE` or `embedlens matrix`"
         );
     }
-    let app = App::new(Options {
-        sentence: args.sentence.clone().unwrap_or_else(|| {
-            // Without a tokenizer the input is ids: the default sentence's own ids.
-            let reads_ids = args.ids
-                || model
-                    .as_ref()
-                    .is_some_and(|model| model.tokenizer().is_none());
-            if reads_ids {
-                DEFAULT_IDS
-            } else {
-                DEFAULT_SENTENCE
-            }
-            .to_owned()
-        }),
-        vocab: args.vocab,
-        positions: args.positions,
-        seed: args.seed,
-        theme: Theme::from_env(),
-        model,
-        layer0,
-        gpt2_dims: as_width(args.model.dim),
-        special_tokens: !args.model.no_special_tokens,
-        ids: args.ids,
-        lesson: args.lesson,
-        ..Options::default()
-    });
+    let app = App::new(options);
     // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

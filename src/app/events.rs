@@ -38,7 +38,14 @@ impl App {
         let size = terminal.size()?;
         self.update(Action::Resize(size.width, size.height));
         while self.running {
-            terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
+            let frame = terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
+            if self.export_requested() {
+                // The very cells just drawn, at the terminal's size.
+                let written =
+                    crate::export::write_screen(frame.buffer, self.export_dir(), &self.text());
+                self.update(Action::Exported(crate::export::written_status(&written)));
+                continue;
+            }
             // While a table is being generated or scanned, wake up now and then to show it.
             if (self.waiting_for_tables() || self.scanning() || self.computing_layer0())
                 && !event::poll(TICK)?

@@ -19,6 +19,8 @@ pub mod sources;
 #[cfg(test)]
 mod tests;
 
+use std::path::{Path, PathBuf};
+
 use ratatui::crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
@@ -116,6 +118,8 @@ pub struct Options {
     /// Runs of the model's own layer 0 with at least this many multiply-adds run on a worker
     /// thread.
     pub background_layer0_from: usize,
+    /// Where `e` writes the screen.
+    pub export_dir: PathBuf,
 }
 
 impl Default for Options {
@@ -134,6 +138,7 @@ impl Default for Options {
             lesson: false,
             background_scan_from: scan::BACKGROUND_SCAN_FROM,
             background_layer0_from: layer0::BACKGROUND_LAYER0_FROM,
+            export_dir: PathBuf::from("."),
         }
     }
 }
@@ -153,6 +158,9 @@ pub struct App {
     theme: Theme,
     background_scan_from: usize,
     background_layer0_from: usize,
+    /// Whether `e` asked for the screen to be written after the next draw.
+    export_requested: bool,
+    export_dir: PathBuf,
 }
 
 impl App {
@@ -202,6 +210,8 @@ impl App {
             theme: options.theme,
             background_scan_from: options.background_scan_from,
             background_layer0_from: options.background_layer0_from,
+            export_requested: false,
+            export_dir: options.export_dir,
         };
         app.derive();
         if options.lesson {
@@ -214,16 +224,21 @@ impl App {
     /// The only place state changes: the action changes inputs, then what depends on them is
     /// derived again.
     pub fn update(&mut self, action: Action) {
+        // `e` writes the screen as it is: its status line and its page of the explanation.
         if !matches!(
             action,
-            Action::PromptKey(_) | Action::Tick | Action::Resize(..)
+            Action::PromptKey(_) | Action::Tick | Action::Resize(..) | Action::Export
         ) {
             self.status = None;
         }
         // Anything else the learner does changes what the explanation says: its first page.
         if !matches!(
             action,
-            Action::ScrollExplanation | Action::Tick | Action::Resize(..)
+            Action::ScrollExplanation
+                | Action::Tick
+                | Action::Resize(..)
+                | Action::Export
+                | Action::Exported(_)
         ) {
             self.settings.explanation_page = 0;
         }
@@ -283,6 +298,8 @@ impl App {
             Action::Resize(columns, rows) => self.settings.resize(columns, rows),
             Action::Back => self.back(),
             Action::Unbound(c) => self.status = Some(unbound(c)),
+            Action::Export => self.export_requested = true,
+            Action::Exported(status) => self.exported(status),
             Action::FocusExplorer => {
                 self.nav.focus = Focus::Explorer;
                 self.go_to(0);
@@ -375,6 +392,12 @@ impl App {
         }
     }
 
+    /// The screen was written, or not: the status line says which.
+    fn exported(&mut self, status: String) {
+        self.export_requested = false;
+        self.status = Some(status);
+    }
+
     /// Adds or removes the seeded head's causal mask; the model's own layer 0 keeps its own.
     fn toggle_causal(&mut self) {
         if let RealLayer::Open(layer) = self.sources.layer0() {
@@ -423,6 +446,19 @@ impl App {
     #[must_use]
     pub fn waiting_for_tables(&self) -> bool {
         self.derived.lookups_pending()
+    }
+
+    /// Whether `e` asked for the screen to be written: the run loop writes the frame it draws
+    /// next and answers with [`Action::Exported`].
+    #[must_use]
+    pub fn export_requested(&self) -> bool {
+        self.export_requested
+    }
+
+    /// Where `e` writes the screen.
+    #[must_use]
+    pub fn export_dir(&self) -> &Path {
+        &self.export_dir
     }
 
     /// Whether the model's own layer 0 is being computed on a worker (the panes say so).

@@ -715,3 +715,22 @@ fn typing_together_into_compare_modes_second_sentence_lands_there() {
         "typed and pasted text went to B"
     );
 }
+
+#[test]
+fn e_asks_for_the_screen_as_it_is_and_the_answer_goes_to_the_status_line() {
+    let mut app = App::new(Options::default());
+    app.handle_event(&key(KeyCode::Enter));
+    app.handle_event(&key(KeyCode::Char(' ')));
+    app.handle_event(&key(KeyCode::Char('e')));
+    assert!(app.export_requested());
+    // The screen written is the one on show: its status line and its page of the explanation.
+    assert_eq!(app.explanation_page(), 1);
+    app.update(Action::Exported(
+        "screen written: a.svg (and .html, .txt)".to_owned(),
+    ));
+    assert!(!app.export_requested());
+    assert_eq!(
+        app.status(),
+        Some("screen written: a.svg (and .html, .txt)")
+    );
+}

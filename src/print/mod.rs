@@ -7,6 +7,7 @@
 mod csv;
 mod json;
 mod layer0;
+mod screen;
 mod table;
 
 use std::io::{self, BufWriter, Write};
@@ -22,6 +23,7 @@ use crate::core::tables::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel, Table
 use csv::{lookup_csv, matrix_csv};
 use json::{compare_json, lookup_json, matrix_json};
 pub use layer0::attention;
+pub use screen::{draw_after_keys, export, parse_keys};
 use table::{compare_table, lookup_table, matrix_table};
 
 /// Prints each token's lookup: position, text, id, token vector, position vector, input vector.
@@ -203,6 +205,7 @@ mod tests {
             Command::Inspect(inspect_args) => inspect(&inspect_args, &mut out)?,
             Command::Compare(compare_args) => compare(&compare_args, &mut out)?,
             Command::Attention(attention_args) => attention(&attention_args, &mut out)?,
+            Command::Export(export_args) => export(&export_args)?,
         }
         Ok(String::from_utf8(out)?)
     }
