@@ -1153,3 +1153,40 @@ fn a_signal_from_outside_restores_the_terminal_and_ends_as_the_signal_does() {
         session.assert_restored(&raw);
     }
 }
+
+#[test]
+fn e_writes_the_screen_in_a_real_terminal_and_never_overwrites() {
+    let dir = std::env::temp_dir().join(format!("embedlens-pty-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let dir_arg = dir.to_str().expect("a UTF-8 temp path");
+    let mut session = Session::launch(&["--export-dir", dir_arg, "fox bites the fox"]);
+    session.wait_for_text("Weight matrix");
+    session.press(ENTER);
+    for _ in 0..3 {
+        session.press(RIGHT);
+    }
+    session.wait_for_text("▶3 fox #2");
+    session.press(b"e");
+    let screen = session.wait_for_text("screen written:");
+    assert!(
+        screen.contains("fox-bites-the-fox.svg, .html, .txt in"),
+        "{screen}"
+    );
+    let text = std::fs::read_to_string(dir.join("fox-bites-the-fox.txt")).expect("the text file");
+    // The file is the screen as it was drawn when `e` was pressed: all but the status line.
+    let shown: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    let written: Vec<&str> = text.lines().collect();
+    assert_eq!(written.len(), usize::from(ROWS));
+    assert_eq!(written[..written.len() - 1], shown[..written.len() - 1]);
+    let svg = std::fs::read_to_string(dir.join("fox-bites-the-fox.svg")).expect("the picture");
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1200\" height=\"720\"")
+    );
+    assert!(dir.join("fox-bites-the-fox.html").exists());
+    session.press(b"e");
+    session.wait_for_text("fox-bites-the-fox-2.svg");
+    session.press(b"q");
+    session.assert_clean_exit();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -164,21 +164,29 @@ pub fn exists_already(path: &Path) -> anyhow::Error {
     )
 }
 
-/// What the status line says after `e`: the files written, or why not.
+/// What the status line says after `e`: the files written (names first, so a narrow bar
+/// still shows them, then the folder), or why not.
 #[must_use]
 pub fn written_status(written: &Result<Vec<PathBuf>>) -> String {
     match written {
         Ok(paths) => {
-            let first = paths
+            let mut names: Vec<String> = Vec::new();
+            for (index, path) in paths.iter().enumerate() {
+                let name = if index == 0 {
+                    path.file_name()
+                        .map(|name| name.to_string_lossy().into_owned())
+                } else {
+                    path.extension()
+                        .map(|extension| format!(".{}", extension.to_string_lossy()))
+                };
+                names.extend(name);
+            }
+            let folder = paths
                 .first()
-                .map_or_else(String::new, |path| path.display().to_string());
-            let others: Vec<String> = paths
-                .iter()
-                .skip(1)
-                .filter_map(|path| path.extension())
-                .map(|extension| format!(".{}", extension.to_string_lossy()))
-                .collect();
-            format!("screen written: {first} (and {})", others.join(", "))
+                .and_then(|path| path.parent())
+                .filter(|folder| *folder != Path::new(".") && *folder != Path::new(""))
+                .map_or_else(String::new, |folder| format!(" in {}", folder.display()));
+            format!("screen written: {}{folder}", names.join(", "))
         }
         Err(error) => format!("screen not written: {error:#}"),
     }
@@ -222,10 +230,18 @@ mod tests {
             "mine"
         );
         let status = written_status(&Ok(again));
-        assert!(
-            status.ends_with("fox-bites-3.svg (and .html, .txt)"),
-            "{status}"
+        assert_eq!(
+            status,
+            format!(
+                "screen written: fox-bites-3.svg, .html, .txt in {}",
+                dir.path().display()
+            )
         );
+        let here = written_status(&Ok(vec![
+            PathBuf::from("./a.svg"),
+            PathBuf::from("./a.txt"),
+        ]));
+        assert_eq!(here, "screen written: a.svg, .txt");
         assert!(write_new(&dir.path().join("fox-bites.svg"), "", false).is_err());
     }
 }
