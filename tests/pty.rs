@@ -1168,7 +1168,7 @@ fn e_writes_the_screen_in_a_real_terminal_and_never_overwrites() {
     }
     session.wait_for_text("▶3 fox #2");
     session.press(b"e");
-    let screen = session.wait_for_text("screen written:");
+    let screen = session.wait_for_text("wrote fox");
     assert!(
         screen.contains("fox-bites-the-fox.svg, .html, .txt in"),
         "{screen}"

@@ -725,9 +725,7 @@ fn e_asks_for_the_screen_as_it_is_and_the_answer_goes_to_the_status_line() {
     assert!(app.export_requested());
     // The screen written is the one on show: its status line and its page of the explanation.
     assert_eq!(app.explanation_page(), 1);
-    app.update(Action::Exported(
-        "screen written: a.svg, .html, .txt".to_owned(),
-    ));
+    app.update(Action::Exported("wrote a.svg, .html, .txt".to_owned()));
     assert!(!app.export_requested());
-    assert_eq!(app.status(), Some("screen written: a.svg, .html, .txt"));
+    assert_eq!(app.status(), Some("wrote a.svg, .html, .txt"));
 }

@@ -186,7 +186,7 @@ pub fn written_status(written: &Result<Vec<PathBuf>>) -> String {
                 .and_then(|path| path.parent())
                 .filter(|folder| *folder != Path::new(".") && *folder != Path::new(""))
                 .map_or_else(String::new, |folder| format!(" in {}", folder.display()));
-            format!("screen written: {}{folder}", names.join(", "))
+            format!("wrote {}{folder}", names.join(", "))
         }
         Err(error) => format!("screen not written: {error:#}"),
     }
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(
             status,
             format!(
-                "screen written: fox-bites-3.svg, .html, .txt in {}",
+                "wrote fox-bites-3.svg, .html, .txt in {}",
                 dir.path().display()
             )
         );
@@ -241,7 +241,7 @@ mod tests {
             PathBuf::from("./a.svg"),
             PathBuf::from("./a.txt"),
         ]));
-        assert_eq!(here, "screen written: a.svg, .txt");
+        assert_eq!(here, "wrote a.svg, .txt");
         assert!(write_new(&dir.path().join("fox-bites.svg"), "", false).is_err());
     }
 }
