@@ -536,12 +536,8 @@ fn run_reading_first(args: &[&str], bytes: usize) -> (ExitStatus, String, String
     )
 }
 
-#[test]
-fn the_matrix_of_a_large_file_streams_in_little_memory() {
-    let dir = TempDir::new("large");
-    let path = dir.join("model.safetensors");
-    // 100,000 × 256 zeros (102 MB, sparse on disk): held as text it would need over 1 GiB.
-    let (rows, dims) = (100_000_usize, 256_usize);
+/// Writes a safetensors file of one `rows × dims` float32 table of zeros, sparse on disk.
+fn write_sparse_table(path: &Path, rows: usize, dims: usize) {
     let mut header = json!({"model.embed_tokens.weight":
         {"dtype": "F32", "shape": [rows, dims], "data_offsets": [0, rows * dims * 4]}})
     .to_string();
@@ -550,12 +546,20 @@ fn the_matrix_of_a_large_file_streams_in_little_memory() {
     }
     let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
     bytes.extend(header.as_bytes());
-    std::fs::write(&path, &bytes).expect("the header");
+    std::fs::write(path, &bytes).expect("the header");
     std::fs::OpenOptions::new()
         .write(true)
-        .open(&path)
+        .open(path)
         .and_then(|file| file.set_len((bytes.len() + rows * dims * 4) as u64))
         .expect("the zeros");
+}
+
+#[test]
+fn the_matrix_of_a_large_file_streams_in_little_memory() {
+    let dir = TempDir::new("large");
+    let path = dir.join("model.safetensors");
+    // 100,000 × 256 zeros (102 MB, sparse on disk): held as text it would need over 1 GiB.
+    write_sparse_table(&path, 100_000, 256);
     for format in ["table", "json"] {
         let (status, first, stderr) =
             run_reading_first(&["matrix", "--model", arg(&path), "--format", format], 4096);
@@ -727,21 +731,7 @@ fn a_row_wider_than_the_bound_is_refused_before_anything_is_read() {
     let dir = TempDir::new("wide-row");
     let path = dir.join("model.safetensors");
     // Two rows of 2^26 numbers (512 MiB, sparse on disk): looked up, they took gigabytes.
-    let (rows, dims) = (2_usize, 1_usize << 26);
-    let mut header = json!({"model.embed_tokens.weight":
-        {"dtype": "F32", "shape": [rows, dims], "data_offsets": [0, rows * dims * 4]}})
-    .to_string();
-    while !header.len().is_multiple_of(8) {
-        header.push(' ');
-    }
-    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
-    bytes.extend(header.as_bytes());
-    std::fs::write(&path, &bytes).expect("the header");
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .and_then(|file| file.set_len((bytes.len() + rows * dims * 4) as u64))
-        .expect("the zeros");
+    write_sparse_table(&path, 2, 1 << 26);
     for format in ["table", "json"] {
         run(&[
             "lookup",
