@@ -3,10 +3,9 @@
 use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
-use super::source::{Settings, TensorSource, has, matrix, optional_vector, vector};
+use super::source::{Settings, TensorSource, has, layer_norm, matrix, optional_vector};
 use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
 use crate::core::files::padding_position_offset;
-use crate::core::tables::block::LayerNorm;
 
 /// The name that marks a BERT-style layer 0, after any prefix (`bert.`, `roberta.`).
 pub const QUERY_SUFFIX: &str = "encoder.layer.0.attention.self.query.weight";
@@ -81,14 +80,12 @@ pub fn load(
     } else {
         ("gamma", "beta")
     };
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "PyTorch hands eps to its float32 kernel"
-    )]
-    let norm = LayerNorm::new(
-        vector(source, &format!("{embeddings}LayerNorm.{weight}"), hidden)?,
-        vector(source, &format!("{embeddings}LayerNorm.{bias}"), hidden)?,
-        eps as f32,
+    let norm = layer_norm(
+        source,
+        &format!("{embeddings}LayerNorm.{weight}"),
+        &format!("{embeddings}LayerNorm.{bias}"),
+        hidden,
+        eps,
     )?;
     let heads = settings
         .count(&["num_attention_heads"], hidden)?

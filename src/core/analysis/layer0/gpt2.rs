@@ -5,9 +5,8 @@ use ndarray::{Array2, s};
 use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
-use super::source::{Settings, TensorSource, matrix, vector};
+use super::source::{Settings, TensorSource, layer_norm, matrix, vector};
 use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
-use crate::core::tables::block::LayerNorm;
 use crate::core::tables::table::Table;
 
 /// The name that marks GPT-2's layer 0, after any prefix (`transformer.`).
@@ -43,14 +42,12 @@ pub fn load(
     let position = matrix(source, &position_name, positions, hidden)?;
     let (eps, eps_note) = epsilon(settings, &["layer_norm_epsilon"], 1e-5)?;
     let block = format!("{prefix}h.0.");
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "PyTorch hands eps to its float32 kernel"
-    )]
-    let norm = LayerNorm::new(
-        vector(source, &format!("{block}ln_1.weight"), hidden)?,
-        vector(source, &format!("{block}ln_1.bias"), hidden)?,
-        eps as f32,
+    let norm = layer_norm(
+        source,
+        &format!("{block}ln_1.weight"),
+        &format!("{block}ln_1.bias"),
+        hidden,
+        eps,
     )?;
     let heads = settings
         .count(&["n_head", "num_attention_heads"], hidden)?

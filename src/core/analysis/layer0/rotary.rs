@@ -14,9 +14,8 @@ use super::input::InputStage;
 use super::linear::{Linear, round_to_f32};
 use super::norm::{HeadNorms, InputNorm, RmsNorm};
 use super::rope::{Llama3Scaling, Pairs, Rope};
-use super::source::{Settings, TensorSource, has, matrix, optional_vector, vector};
+use super::source::{Settings, TensorSource, has, layer_norm, matrix, optional_vector, vector};
 use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
-use crate::core::tables::block::LayerNorm;
 
 /// The name that marks a Llama-style layer 0, after any prefix (`model.`).
 pub const QUERY_SUFFIX: &str = "layers.0.self_attn.q_proj.weight";
@@ -229,14 +228,12 @@ pub fn load(
         NormKind::Layer => {
             let (eps, note) = epsilon(settings, &["layer_norm_eps"], 1e-5)?;
             notes.push(format!("input_layernorm: LayerNorm, {note}"));
-            #[expect(
-                clippy::cast_possible_truncation,
-                reason = "PyTorch hands eps to its float32 kernel"
-            )]
-            let norm = LayerNorm::new(
-                vector(source, &norm_weight, hidden)?,
-                vector(source, &format!("{block}input_layernorm.bias"), hidden)?,
-                eps as f32,
+            let norm = layer_norm(
+                source,
+                &norm_weight,
+                &format!("{block}input_layernorm.bias"),
+                hidden,
+                eps,
             )?;
             InputNorm::Layer(norm)
         }

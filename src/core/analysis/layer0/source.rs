@@ -11,6 +11,7 @@ use ndarray::Array1;
 use safetensors::SafeTensors;
 use serde_json::{Map, Value};
 
+use crate::core::tables::block::LayerNorm;
 use crate::core::tables::table::{Bytes, Dtype, Table};
 
 /// A named tensor's shape and where its numbers are.
@@ -85,6 +86,30 @@ pub fn matrix(source: &dyn TensorSource, name: &str, rows: usize, cols: usize) -
         );
     }
     source.table(name, rows, cols)
+}
+
+/// A `LayerNorm` of `width` numbers from its weight and bias tensors, with `eps` narrowed to
+/// float32 as PyTorch hands it to its kernel.
+///
+/// # Errors
+/// When a tensor is missing or of another shape (see [`vector`]).
+pub fn layer_norm(
+    source: &dyn TensorSource,
+    weight: &str,
+    bias: &str,
+    width: usize,
+    eps: f64,
+) -> Result<LayerNorm> {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "PyTorch hands eps to its float32 kernel"
+    )]
+    let eps = eps as f32;
+    LayerNorm::new(
+        vector(source, weight, width)?,
+        vector(source, bias, width)?,
+        eps,
+    )
 }
 
 /// A one-dimensional float tensor of `width` numbers, read into memory (norm weights, biases).
