@@ -22,7 +22,7 @@ use crate::theme::Theme;
 /// See what an LLM's embedding layer does: type a sentence, step through its lookups,
 /// and watch position vectors pull repeated words apart.
 #[derive(Debug, Parser)]
-#[command(name = "embedlens", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "embedlens", version = env!("EMBEDLENS_VERSION"), about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Args {
     /// What the explorer opens with.
     #[command(flatten)]
@@ -177,6 +177,26 @@ pub enum Command {
     /// Draw the explorer after some keys, without a terminal, and write the screen as SVG,
     /// HTML or text (from the file's extension).
     Export(ExportArgs),
+    /// Print a shell's completion script for embedlens (see the README for where it goes).
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `embedlens completions`.
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell whose completion script to print.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+impl CompletionsArgs {
+    /// The completion script of every subcommand and option, for this shell.
+    #[must_use]
+    pub fn script(&self) -> Vec<u8> {
+        let mut script = Vec::new();
+        clap_complete::generate(self.shell, &mut Args::command(), "embedlens", &mut script);
+        script
+    }
 }
 
 /// Arguments of `embedlens export`.

@@ -29,6 +29,9 @@ fn main() -> ExitCode {
             embedlens::print::inspect(inspect, &mut std::io::stdout())
         }
         Some(Command::Export(export)) => embedlens::print::export(export),
+        Some(Command::Completions(completions)) => {
+            embedlens::print::completions(completions, &mut std::io::stdout())
+        }
         None => explore(&args),
     };
     match result {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 use common::{bits, run};
@@ -520,9 +520,59 @@ fn help_and_version_succeed() {
     let lookup_help = stdout_of(&["lookup", "--help"]);
     assert!(lookup_help.contains("--positions"), "{lookup_help}");
     let version = stdout_of(&["--version"]);
-    assert_eq!(
-        version.trim(),
-        format!("embedlens {}", env!("CARGO_PKG_VERSION"))
+    let prefix = format!("embedlens {}", env!("CARGO_PKG_VERSION"));
+    let rest = version
+        .trim()
+        .strip_prefix(&prefix)
+        .expect("the version first");
+    // Built from this checkout, the commit follows in brackets: hex digits.
+    let commit = rest
+        .strip_prefix(" (")
+        .and_then(|rest| rest.strip_suffix(')'));
+    assert!(
+        rest.is_empty()
+            || commit.is_some_and(|commit| commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{version}"
+    );
+}
+
+#[test]
+fn completion_scripts_are_printed_for_each_shell_and_bash_parses_its_own() {
+    for (shell, mark) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef embedlens"),
+        ("fish", "complete -c embedlens"),
+        ("elvish", "edit:completion:arg-completer[embedlens]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let script = stdout_of(&["completions", shell]);
+        assert!(script.contains(mark), "{shell}: {script}");
+        // Every subcommand and the explorer's options are offered.
+        for word in ["lookup", "export", "completions", "vocab"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+    }
+    let script = stdout_of(&["completions", "bash"]);
+    let checked = Command::new("bash")
+        .arg("-n")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut bash| {
+            bash.stdin.take().unwrap().write_all(script.as_bytes())?;
+            bash.wait_with_output()
+        })
+        .expect("bash runs");
+    assert!(
+        checked.status.success(),
+        "bash -n refuses the script: {}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    let error = stderr_of_failure(&["completions", "tcsh"]);
+    assert!(
+        error.contains("possible values: bash, elvish, fish, powershell, zsh"),
+        "{error}"
     );
 }
 

@@ -15,7 +15,7 @@ use std::io::{self, BufWriter, Write};
 use anyhow::{Result, bail};
 use ndarray::Array1;
 
-use crate::cli::{CompareArgs, Format, InspectArgs, LookupArgs, MatrixArgs};
+use crate::cli::{CompareArgs, CompletionsArgs, Format, InspectArgs, LookupArgs, MatrixArgs};
 use crate::core::analysis::attention::Mask;
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::trained;
@@ -83,6 +83,18 @@ fn write_or_stop<W: Write>(
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         result => Ok(result?),
     }
+}
+
+/// Prints `embedlens completions SHELL`: the shell's completion script.
+///
+/// The script is made whole first (`clap_complete` panics when its writer fails), so a
+/// closed pipe ends the output quietly, as for the other subcommands.
+///
+/// # Errors
+/// When writing fails.
+pub fn completions(args: &CompletionsArgs, out: &mut impl Write) -> Result<()> {
+    let script = args.script();
+    write_or_stop(out, |out| out.write_all(&script))
 }
 
 /// Prints `embedlens compare`: what two sentences hand the model, and one head's outputs.
@@ -206,6 +218,7 @@ mod tests {
             Command::Compare(compare_args) => compare(&compare_args, &mut out)?,
             Command::Attention(attention_args) => attention(&attention_args, &mut out)?,
             Command::Export(export_args) => export(&export_args)?,
+            Command::Completions(completions_args) => completions(&completions_args, &mut out)?,
         }
         Ok(String::from_utf8(out)?)
     }
