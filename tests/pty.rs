@@ -1128,6 +1128,21 @@ fn a_typed_flood_is_taken_in_whole_and_ctrl_c_in_its_middle_quits_at_once() {
     }
 }
 
+#[test]
+fn a_paste_whose_end_never_comes_ends_and_the_keys_after_it_act() {
+    // A paste's start with no end (a terminal or multiplexer that lost it): the text that came
+    // is the paste, and the keys typed after a quiet moment are keys again, Ctrl+C included.
+    let mut session = Session::launch(&[]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(CTRL_U);
+    session.press(b"\x1b[200~dog bites man");
+    session.wait_for_text("dog bites man");
+    session.press(b" zebra");
+    session.wait_for_text("dog bites man zebra");
+    session.press(CTRL_C);
+    session.assert_clean_exit();
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_signal_from_outside_restores_the_terminal_and_ends_as_the_signal_does() {

@@ -4,9 +4,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use ratatui::DefaultTerminal;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 use super::App;
+use super::input::Input;
 use super::navigation::Focus;
 use crate::action::{Action, Scope, action_for_key};
 
@@ -23,10 +24,8 @@ const TICK: Duration = Duration::from_millis(100);
 /// The longest the explorer reads queued keys before it draws, so a flood still shows progress.
 const FRAME_BUDGET: Duration = Duration::from_millis(100);
 
-/// How long the explorer waits for another queued event before it draws.
-///
-/// Not zero: crossterm's level-triggered source returns at once for a zero timeout without
-/// looking at the events it has already read and parsed, so a burst would cost a frame a key.
+/// How long the explorer waits for another queued event before it draws: a burst of keys the
+/// terminal writes in pieces still costs one frame.
 const QUEUED_WAIT: Duration = Duration::from_millis(1);
 
 impl App {
@@ -35,6 +34,7 @@ impl App {
     /// # Errors
     /// When the terminal cannot be drawn or read.
     pub fn run(mut self, terminal: &mut DefaultTerminal) -> Result<()> {
+        let mut input = Input::open()?;
         let size = terminal.size()?;
         self.update(Action::Resize(size.width, size.height));
         while self.running {
@@ -47,20 +47,16 @@ impl App {
                 continue;
             }
             // While a table is being generated or scanned, wake up now and then to show it.
-            if (self.waiting_for_tables() || self.scanning() || self.computing_layer0())
-                && !event::poll(TICK)?
-            {
-                self.update(Action::Tick);
-                continue;
-            }
-            let first = event::read()?;
-            let queued = || {
-                Ok(if event::poll(QUEUED_WAIT)? {
-                    Some(event::read()?)
-                } else {
-                    None
-                })
+            let first = if self.waiting_for_tables() || self.scanning() || self.computing_layer0() {
+                let Some(first) = input.poll(TICK)? else {
+                    self.update(Action::Tick);
+                    continue;
+                };
+                first
+            } else {
+                input.read()?
             };
+            let queued = || input.poll(QUEUED_WAIT);
             self.handle_queued(&first, queued, Instant::now() + FRAME_BUDGET)?;
         }
         Ok(())

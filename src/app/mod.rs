@@ -8,6 +8,7 @@ pub mod compare;
 pub mod derive;
 pub mod editor;
 mod events;
+pub mod input;
 pub mod job;
 pub mod layer0;
 pub mod lesson;
