@@ -177,6 +177,8 @@ pub enum Command {
     /// Draw the explorer after some keys, without a terminal, and write the screen as SVG,
     /// HTML or text (from the file's extension).
     Export(ExportArgs),
+    /// Print a Python script that reproduces these numbers in PyTorch (what `y` copies).
+    Snippet(SnippetArgs),
     /// Print a shell's completion script for embedlens (see the README for where it goes).
     Completions(CompletionsArgs),
 }
@@ -322,6 +324,10 @@ pub struct CompareArgs {
     /// The table to look up in.
     #[command(flatten)]
     pub table: TableArgs,
+
+    /// How the output is written.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// Arguments of `embedlens inspect`.
@@ -448,15 +454,11 @@ pub struct TableArgs {
     /// The seed of the PyTorch-compatible generator (`torch.manual_seed`).
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
-
-    /// How the output is written.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
 }
 
-/// Arguments of `embedlens lookup`.
+/// What `lookup` and `snippet` read: a sentence or ids, a table, a position scheme.
 #[derive(Debug, clap::Args)]
-pub struct LookupArgs {
+pub struct LookupInput {
     /// The sentence to look up.
     #[arg(required_unless_present = "ids", conflicts_with = "ids")]
     pub sentence: Option<String>,
@@ -469,7 +471,7 @@ pub struct LookupArgs {
     #[arg(long, default_value_t = DEFAULT_CONTEXT_LENGTH, requires = "shape")]
     pub context_length: usize,
 
-    /// The position scheme added to each token vector.
+    /// The position scheme added to each token vector (none: positions off).
     #[arg(long, value_parser = positions_parser(), default_value = "none")]
     pub positions: PositionScheme,
 
@@ -478,12 +480,52 @@ pub struct LookupArgs {
     pub table: TableArgs,
 }
 
+/// Arguments of `embedlens lookup`.
+#[derive(Debug, clap::Args)]
+pub struct LookupArgs {
+    /// The sentence, the table and the positions.
+    #[command(flatten)]
+    pub input: LookupInput,
+
+    /// How the output is written.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Arguments of `embedlens snippet`.
+#[derive(Debug, clap::Args)]
+pub struct SnippetArgs {
+    /// The sentence, the table and the positions, as for `lookup`.
+    #[command(flatten)]
+    pub input: LookupInput,
+
+    /// Attention too: the seeded head, or a model's own layer 0.
+    #[arg(long)]
+    pub attention: bool,
+
+    /// The seeded head with the causal mask of decoder models.
+    #[arg(long)]
+    pub causal: bool,
+
+    /// Compare mode: sentence B beside the sentence, each word's attention output in both.
+    #[arg(long, value_name = "B", conflicts_with = "ids")]
+    pub compare: Option<String>,
+
+    /// The head of a model's own layer 0 the script prints, counted from 0.
+    #[arg(long, default_value_t = 0)]
+    pub head: usize,
+}
+
 /// Arguments of `embedlens matrix`.
 #[derive(Debug, clap::Args)]
 pub struct MatrixArgs {
     /// The table to print.
     #[command(flatten)]
     pub table: TableArgs,
+
+    /// How the output is written.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// Output formats of the print subcommands.

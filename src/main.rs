@@ -32,6 +32,9 @@ fn main() -> ExitCode {
         Some(Command::Completions(completions)) => {
             embedlens::print::completions(completions, &mut std::io::stdout())
         }
+        Some(Command::Snippet(snippet)) => {
+            embedlens::print::snippet(snippet, &mut std::io::stdout())
+        }
         None => explore(&args),
     };
     match result {

@@ -26,8 +26,7 @@ use crate::core::text::sentence::{self, ReadSentence, Unread};
 use crate::core::text::vocabulary::Token;
 use crate::view_state::Detail;
 
-/// The most tokens the attention and similarity panes take, so they stay quick and readable.
-pub const MAX_VIEW_TOKENS: usize = 48;
+pub use crate::core::analysis::attention::MAX_VIEW_TOKENS;
 /// What the lesson panes show; only the open pane's data is kept.
 #[derive(Default)]
 pub struct Views {

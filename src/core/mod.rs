@@ -1,6 +1,6 @@
 //! What embedlens computes and says, with no terminal code anywhere below here.
 //!
-//! Five kinds of code, a folder each:
+//! Six kinds of code, a folder each:
 //!
 //! - [`text`]: what text becomes before any number: the token, the word vocabularies, every
 //!   tokenizer behind one face, a sentence read with a bound, text made safe to print.
@@ -15,9 +15,12 @@
 //! - [`explain`]: decisions about those numbers as values (verdicts, readouts, findings, the
 //!   article's claim, layer 0 over the learner's sentences), turned into sentences at the very
 //!   end and shared by the screen and the print subcommands.
+//! - [`snippet`]: what is on screen as a Python script that reproduces it in PyTorch, shared by
+//!   the `y` overlay and `embedlens snippet`.
 pub mod analysis;
 pub mod explain;
 pub mod files;
+pub mod snippet;
 pub mod tables;
 #[cfg(test)]
 pub(crate) mod test_fixtures;

@@ -8,6 +8,7 @@ mod csv;
 mod json;
 mod layer0;
 mod screen;
+mod snippet;
 mod table;
 
 use std::io::{self, BufWriter, Write};
@@ -24,6 +25,7 @@ use csv::{lookup_csv, matrix_csv};
 use json::{compare_json, lookup_json, matrix_json};
 pub use layer0::attention;
 pub use screen::{draw_after_keys, export, parse_keys};
+pub use snippet::snippet;
 use table::{compare_table, lookup_table, matrix_table};
 
 /// Prints each token's lookup: position, text, id, token vector, position vector, input vector.
@@ -36,6 +38,8 @@ use table::{compare_table, lookup_table, matrix_table};
 /// When the table cannot be built, an id has no row, a `--shape` table is given a sentence
 /// instead of ids, there are no tokens, or writing fails.
 pub fn lookup(args: &LookupArgs, out: &mut impl Write) -> Result<()> {
+    let format = args.format;
+    let args = &args.input;
     let (model, _) = args.table.open(args.context_length)?;
     let tokens = match (&args.ids, &args.sentence) {
         (Some(ids), _) => model.tokens_from_ids(ids)?,
@@ -53,7 +57,7 @@ pub fn lookup(args: &LookupArgs, out: &mut impl Write) -> Result<()> {
     }
     let scheme = args.positions;
     let lookups = model.embed(&tokens, scheme);
-    write_or_stop(out, |out| match args.table.format {
+    write_or_stop(out, |out| match format {
         Format::Table => lookup_table(&model, &lookups, scheme, out),
         Format::Json => lookup_json(&model, &lookups, scheme, out),
         Format::Csv => lookup_csv(&model, &lookups, out),
@@ -66,7 +70,7 @@ pub fn lookup(args: &LookupArgs, out: &mut impl Write) -> Result<()> {
 /// When the table cannot be built or writing fails.
 pub fn matrix(args: &MatrixArgs, out: &mut impl Write) -> Result<()> {
     let (model, _) = args.table.open(DEFAULT_CONTEXT_LENGTH)?;
-    write_or_stop(out, |out| match args.table.format {
+    write_or_stop(out, |out| match args.format {
         Format::Table => matrix_table(&model, out),
         Format::Json => matrix_json(&model, out),
         Format::Csv => matrix_csv(&model, out),
@@ -113,7 +117,7 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
                     &layer,
                     [&args.first, &args.second],
                     !args.table.model.no_special_tokens,
-                    args.table.format == Format::Json,
+                    args.format == Format::Json,
                     out,
                 );
             }
@@ -135,11 +139,11 @@ pub fn compare(args: &CompareArgs, out: &mut impl Write) -> Result<()> {
     )?;
     write_or_stop(out, |out| {
         if let Some(note) = &seeded_note
-            && args.table.format != Format::Json
+            && args.format != Format::Json
         {
             writeln!(out, "{note}")?;
         }
-        match args.table.format {
+        match args.format {
             Format::Json => compare_json(&comparison, out),
             Format::Table | Format::Csv => compare_table(&comparison, out),
         }
@@ -219,6 +223,7 @@ mod tests {
             Command::Attention(attention_args) => attention(&attention_args, &mut out)?,
             Command::Export(export_args) => export(&export_args)?,
             Command::Completions(completions_args) => completions(&completions_args, &mut out)?,
+            Command::Snippet(snippet_args) => snippet(&snippet_args, &mut out)?,
         }
         Ok(String::from_utf8(out)?)
     }

@@ -20,6 +20,10 @@ use crate::core::tables::positional::{
 };
 use crate::core::tables::torch_init::TorchGenerator;
 
+/// The most tokens the attention and similarity panes take, so they stay quick and readable
+/// (`embedlens snippet` attends over as many).
+pub const MAX_VIEW_TOKENS: usize = 48;
+
 /// The three projection matrices of one attention head, each `d_in × d_out`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AttentionWeights {

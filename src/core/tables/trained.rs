@@ -24,6 +24,9 @@ const ASSET: &[u8] = include_bytes!("../../../assets/trained/minilm.safetensors"
 /// The model the rows come from, as its publishers name it.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 
+/// The model's name on the Hugging Face hub, for `from_pretrained`.
+pub const HUB_ID: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
 /// The model's unknown-word token, the last row of the trained vocabulary.
 pub const UNKNOWN_TOKEN: &str = "[UNK]";
 

@@ -116,6 +116,8 @@ pub struct Provenance {
     /// The model's own name for its kind, `config.json`'s `model_type` (`mpnet`, `roberta`),
     /// when it gives one: the family a learner would look up.
     pub model_type: Option<String>,
+    /// Whether it was read from a GGUF file (`transformers` reads one with `gguf_file=`).
+    pub gguf: bool,
 }
 
 impl Default for Provenance {
@@ -130,6 +132,7 @@ impl Default for Provenance {
             position_offset: 0,
             padding_id: None,
             model_type: None,
+            gguf: false,
         }
     }
 }
@@ -410,6 +413,12 @@ impl EmbeddingModel {
     #[must_use]
     pub fn source(&self) -> Option<&Path> {
         self.provenance.source.as_deref()
+    }
+
+    /// Whether the model was read from a GGUF file.
+    #[must_use]
+    pub fn is_gguf(&self) -> bool {
+        self.provenance.gguf
     }
 
     /// Which learned position row the model reads for position 0 (2 for `RoBERTa`, else 0).

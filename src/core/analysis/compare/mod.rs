@@ -309,16 +309,26 @@ fn sorted_bits(sentence: &ComparedSentence) -> Vec<Vec<u32>> {
 
 /// Tokens of A and B with the same id, matched copy by copy in order of occurrence.
 fn links(a: &[TokenLookup], b: &[TokenLookup]) -> Vec<(usize, usize)> {
+    let ids = |lookups: &[TokenLookup]| -> Vec<Option<usize>> {
+        lookups.iter().map(|lookup| lookup.token.id).collect()
+    };
+    id_links(&ids(a), &ids(b))
+}
+
+/// Places in A and B holding the same id, matched copy by copy in order of occurrence (the
+/// first copy in A with the first in B, and so on); ordered by the place in A.
+#[must_use]
+pub fn id_links(a: &[Option<usize>], b: &[Option<usize>]) -> Vec<(usize, usize)> {
     let mut unmatched: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (j, lookup) in b.iter().enumerate().rev() {
-        if let Some(id) = lookup.token.id {
-            unmatched.entry(id).or_default().push(j);
+    for (j, id) in b.iter().enumerate().rev() {
+        if let Some(id) = id {
+            unmatched.entry(*id).or_default().push(j);
         }
     }
     a.iter()
         .enumerate()
-        .filter_map(|(i, lookup)| {
-            let j = unmatched.get_mut(&lookup.token.id?)?.pop()?;
+        .filter_map(|(i, id)| {
+            let j = unmatched.get_mut(&(*id)?)?.pop()?;
             Some((i, j))
         })
         .collect()

@@ -53,6 +53,7 @@ pub(in crate::core::files) fn open_gguf(
         position_offset: 0,
         padding_id: None,
         model_type: None,
+        gguf: true,
     };
     Ok(
         EmbeddingModel::new(label, tokenizer.tokenizer, token, position)

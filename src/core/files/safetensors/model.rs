@@ -53,6 +53,7 @@ pub(in crate::core::files) fn checkpoint_model(
             .as_ref()
             .and_then(|config| config.model_type())
             .map(str::to_owned),
+        gguf: false,
     };
     Ok(EmbeddingModel::new(
         label_of(path),
