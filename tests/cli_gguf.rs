@@ -158,6 +158,41 @@ fn a_quantized_table_is_read_by_id() {
 }
 
 #[test]
+fn text_on_a_tokenizer_that_cannot_be_rebuilt_is_refused_naming_why() {
+    let folder = TempDir::new("unknown-pre");
+    let tokens = ["a", "b", "ab"];
+    let writer = GgufWriter::new()
+        .text("general.architecture", "llama")
+        .text("tokenizer.ggml.model", "gpt2")
+        .text("tokenizer.ggml.pre", "martian-bpe")
+        .texts("tokenizer.ggml.tokens", &tokens)
+        .texts("tokenizer.ggml.merges", &["a b"])
+        .f32_table("token_embd.weight", 3, 4, &[0.5; 12]);
+    let path = folder.join("martian.gguf");
+    writer.write(&path).expect("a written file");
+    let why = "the file's tokenizer could not be rebuilt: its pre-tokenizer \"martian-bpe\" \
+               (tokenizer.ggml.pre) is not one embedlens knows";
+    let hint = "to read text, name the model's tokenizer.json with --tokenizer PATH or put it \
+                beside the model's file";
+    // inspect says it, and every command that needs text gives the same sentence and the way on.
+    let listed = stdout_of(&["inspect", arg(&path)], None);
+    assert!(listed.contains(why), "{listed}");
+    assert!(listed.contains(hint), "{listed}");
+    for command in [
+        &["lookup", "--model", arg(&path), "hello"][..],
+        &["compare", "--model", arg(&path), "a b", "b a"],
+    ] {
+        let error = stderr_of_failure(command, None);
+        assert!(error.contains(why), "{command:?}: {error}");
+        assert!(error.contains(hint), "{command:?}: {error}");
+        assert!(error.contains("or give token ids with --ids"), "{error}");
+    }
+    // By id it still opens.
+    let table = stdout_of(&["lookup", "--model", arg(&path), "--ids", "2"], None);
+    assert!(table.contains("0.5"), "{table}");
+}
+
+#[test]
 fn unreadable_types_and_damaged_files_say_what_is_wrong() {
     let folder = TempDir::new("bad");
     let writer =

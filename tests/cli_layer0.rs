@@ -186,10 +186,22 @@ fn attention_is_computed_for_a_stated_number_of_tokens_at_most() {
     let model = dir.path().to_str().unwrap();
     let ids = |count: usize| vec!["1"; count].join(",");
     let error = failure(&["attention", "--model", model, "--ids", &ids(1025)]);
+    // The bound named is the one that refused them, with the model's own beside it.
     assert!(
-        error.contains("1025 tokens: layer 0 is computed for at most 1024 tokens here"),
+        error.contains(
+            "1025 tokens: layer 0 is computed for at most 1024 tokens here: the attention \
+             weights grow with the square of the tokens, for every head (the model reads up to \
+             4096)"
+        ),
         "{error}"
     );
+    // The header promises no more than that.
+    let table = stdout_of(&["attention", "--model", model, "--ids", "1,2", "--head", "0"]);
+    assert!(
+        table.contains("  computed for at most 1024 tokens: the attention weights grow"),
+        "{table}"
+    );
+    assert!(!table.contains("at most 4096"), "{table}");
     let json = stdout_of(&[
         "attention",
         "--model",

@@ -223,7 +223,13 @@ fn llama3_rope_scaling_matches_transformers() {
 fn gemma3_with_its_head_norms_and_sliding_layer_matches_transformers() {
     matches_reference("gemma3");
     // Layer 0 slides over 32 tokens; within them the window hides nothing.
-    assert_eq!(open("gemma3").context_length(), 32);
+    let limit = open("gemma3").token_limit();
+    assert_eq!(limit.tokens(), 32);
+    assert!(
+        limit.note().contains("sliding window of 32 tokens"),
+        "{}",
+        limit.note()
+    );
 }
 
 fn bits(run: &Layer0Run, token: usize) -> Vec<u32> {

@@ -321,7 +321,7 @@ impl Derived {
                 SentencePair::compute(
                     &layer,
                     [&a, &b],
-                    MAX_COMPARED_TOKENS.min(layer.context_length()),
+                    MAX_COMPARED_TOKENS.min(layer.token_limit().tokens()),
                     with_positions,
                 )
                 .map_err(|error| pair_error(&error))

@@ -94,7 +94,7 @@ impl SentenceRun {
         with_positions: bool,
     ) -> Result<Self, String> {
         let SentenceIds { members, ids, .. } =
-            SentenceIds::of(layer, tokens, limit.min(layer.context_length()));
+            SentenceIds::of(layer, tokens, limit.min(layer.token_limit().tokens()));
         if ids.is_empty() {
             return Err("no token of the sentence has a row in the model's table".to_owned());
         }

@@ -117,6 +117,8 @@ pub(super) struct LoadedTokenizer {
     pub(super) tokenizer: Option<TextTokenizer>,
     pub(super) sentence: String,
     pub(super) warning: Option<String>,
+    /// Why the model's own tokenizer could not be read, when it has one.
+    pub(super) missing: Option<String>,
 }
 
 pub(super) fn load_tokenizer(
@@ -134,6 +136,7 @@ pub(super) fn load_tokenizer(
             tokenizer: None,
             sentence: "no tokenizer: rows are addressed by id".to_owned(),
             warning: None,
+            missing: None,
         });
     };
     // A snapshot of the Hugging Face cache is named as the hub names the model, not by its hash.
@@ -150,6 +153,7 @@ pub(super) fn load_tokenizer(
         ),
         tokenizer: Some(tokenizer),
         warning,
+        missing: None,
     })
 }
 

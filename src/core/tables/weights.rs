@@ -26,11 +26,17 @@ pub const GPT2_CONTEXT_LENGTH: usize = 1024;
 /// float32, 1 GiB. The widest built-in gpt2 (`--dim 4096`) needs about 210 million.
 pub const MAX_GENERATED_VALUES: usize = 1 << 28;
 
+/// How to read text with a model whose own tokenizer could not be read.
+pub const TOKENIZER_HINT: &str = "to read text, name the model's tokenizer.json with --tokenizer \
+                                  PATH or put it beside the model's file";
+
 /// A token table, an optional learned position table, and the tokenizer that names the rows.
 #[derive(Clone, Debug)]
 pub struct EmbeddingModel {
     label: String,
     tokenizer: Option<TextTokenizer>,
+    /// Why there is no tokenizer, when the model's files describe one that could not be read.
+    tokenizer_missing: Option<String>,
     token_table: Table,
     position_table: Option<Table>,
     seed: Option<u64>,
@@ -233,6 +239,7 @@ impl EmbeddingModel {
         Self {
             label: label.into(),
             tokenizer,
+            tokenizer_missing: None,
             token_table,
             position_table,
             seed: None,
@@ -246,6 +253,31 @@ impl EmbeddingModel {
     pub fn with_provenance(mut self, provenance: Provenance) -> Self {
         self.provenance = provenance;
         self
+    }
+
+    /// The same model, saying why it has no tokenizer: its files describe one that could not
+    /// be read (a sentence such as "the file's tokenizer could not be rebuilt: …").
+    #[must_use]
+    pub fn with_tokenizer_missing(mut self, why: impl Into<String>) -> Self {
+        self.tokenizer_missing = Some(why.into());
+        self
+    }
+
+    /// Why text cannot be read: the reason, when the model's files describe a tokenizer that
+    /// could not be read, and what to give instead.
+    #[must_use]
+    pub fn no_text_message(&self) -> String {
+        match &self.tokenizer_missing {
+            Some(why) => format!(
+                "the {} table cannot read text: {why}; {TOKENIZER_HINT}, or give token ids with \
+                 --ids",
+                self.label
+            ),
+            None => format!(
+                "the {} table has no vocabulary to read words with; give token ids with --ids",
+                self.label
+            ),
+        }
     }
 
     /// A built-in vocabulary with `torch.manual_seed(seed)`, its token table, then its position table.
@@ -581,10 +613,7 @@ impl EmbeddingModel {
     pub fn tokenize_with(&self, text: &str, special_tokens: bool) -> Result<Vec<Token>> {
         match &self.tokenizer {
             Some(tokenizer) => tokenizer.tokenize(text, special_tokens),
-            None => bail!(
-                "the {} table has no vocabulary to read words with; give token ids with --ids",
-                self.label
-            ),
+            None => bail!(self.no_text_message()),
         }
     }
 

@@ -178,10 +178,7 @@ fn compared_sentence(
     head: &AttentionWeights,
 ) -> Result<ComparedSentence> {
     if model.tokenizer().is_none() {
-        bail!(
-            "the {} table has no vocabulary to read words with; give token ids with --ids",
-            model.label()
-        );
+        bail!(model.no_text_message());
     }
     let read = sentence::read(model, text, true, false)?;
     let (mut tokens, longer) = (read.tokens, read.unread.is_some());

@@ -4,7 +4,7 @@ use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
 use super::source::{Settings, TensorSource, has, layer_norm, matrix, optional_vector};
-use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
+use super::{Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt};
 use crate::core::files::padding_position_offset;
 
 /// The name that marks a BERT-style layer 0, after any prefix (`bert.`, `roberta.`).
@@ -126,7 +126,7 @@ pub fn load(
         rope: None,
         causal: false,
         scoring: Scoring::scaled(inverse_sqrt(head_dims)),
-        context_length: positions.saturating_sub(position_offset),
+        context: ModelContext::PositionRows(positions.saturating_sub(position_offset)),
         notes: vec![format!("embeddings LayerNorm: {eps_note}")],
     }
     .build()

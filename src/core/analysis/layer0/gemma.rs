@@ -164,8 +164,7 @@ fn rotation(
             .count(&["sliding_window"], MAX_WINDOW)?
             .unwrap_or(4096);
         notes.push(format!(
-            "a query sees at most the {window} tokens up to itself: computed for at most \
-             {window} tokens, where the window hides nothing"
+            "a query sees at most the {window} tokens up to itself"
         ));
         Some(window)
     } else {

@@ -6,7 +6,7 @@ use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
 use super::source::{Settings, TensorSource, layer_norm, matrix, vector};
-use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
+use super::{Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt};
 use crate::core::tables::table::Table;
 
 /// The name that marks GPT-2's layer 0, after any prefix (`transformer.`).
@@ -100,7 +100,7 @@ pub fn load(
         rope: None,
         causal: true,
         scoring: Scoring::scaled(inverse_sqrt(head_dims)),
-        context_length: positions,
+        context: ModelContext::PositionRows(positions),
         notes: vec![format!("ln_1: {eps_note}")],
     }
     .build()

@@ -25,6 +25,7 @@ pub mod gemma;
 pub mod gpt2;
 pub mod heads;
 pub mod input;
+pub mod limit;
 pub mod linear;
 pub mod norm;
 pub mod rope;
@@ -43,12 +44,7 @@ use norm::HeadNorms;
 use rope::Rope;
 use source::{Settings, TensorSource};
 
-/// The most tokens layer 0 is computed for when the model states no context length.
-pub const DEFAULT_TOKEN_CAP: usize = 4096;
-
-/// The most tokens layer 0 is computed for, whatever the model's context length: its
-/// attention weights take heads × tokens² numbers (128 MiB for 32 heads at this many tokens).
-pub const MAX_LAYER0_TOKENS: usize = 1024;
+pub use limit::{MAX_LAYER0_TOKENS, ModelContext, TokenLimit};
 
 /// The layout of a checkpoint's layer 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -173,7 +169,7 @@ pub struct Layer0 {
     rope: Option<Rope>,
     causal: bool,
     scoring: Scoring,
-    context_length: usize,
+    limit: TokenLimit,
     notes: Vec<String>,
 }
 
@@ -268,10 +264,10 @@ impl Layer0 {
         self.rope.as_ref()
     }
 
-    /// The most tokens layer 0 is computed for: the model's context length.
+    /// The most tokens layer 0 is computed for, and why.
     #[must_use]
-    pub fn context_length(&self) -> usize {
-        self.context_length
+    pub fn token_limit(&self) -> TokenLimit {
+        self.limit
     }
 
     /// Sentences saying what was read and from where (settings, defaults taken).
@@ -283,8 +279,7 @@ impl Layer0 {
     /// Runs layer 0 over the token ids, with or without the model's position information.
     ///
     /// # Errors
-    /// When there are no tokens, more than [`Layer0::context_length`] or
-    /// [`MAX_LAYER0_TOKENS`], or an id has no row.
+    /// When there are no tokens, more than [`Layer0::token_limit`], or an id has no row.
     ///
     /// # Panics
     /// Never: the arrays it slices are made here with the widths it slices them by.
@@ -292,19 +287,8 @@ impl Layer0 {
         if ids.is_empty() {
             bail!("layer 0 needs at least one token");
         }
-        if ids.len() > self.context_length {
-            bail!(
-                "{} tokens: layer 0 is computed for at most {}, the model's context length",
-                ids.len(),
-                self.context_length
-            );
-        }
-        if ids.len() > MAX_LAYER0_TOKENS {
-            bail!(
-                "{} tokens: layer 0 is computed for at most {MAX_LAYER0_TOKENS} tokens here \
-                 (its attention weights grow with the square of the tokens, for every head)",
-                ids.len()
-            );
+        if let Some(refusal) = self.limit.refusal(ids.len()) {
+            bail!(refusal);
         }
         let rows = self.input.token_table().rows();
         if let Some(&id) = ids.iter().find(|&&id| id >= rows) {
@@ -431,7 +415,8 @@ pub(crate) struct Parts {
     rope: Option<Rope>,
     causal: bool,
     scoring: Scoring,
-    context_length: usize,
+    /// The most tokens the model itself reads.
+    context: ModelContext,
     notes: Vec<String>,
 }
 
@@ -474,6 +459,16 @@ impl Parts {
                 )));
             }
         }
+        let limit = TokenLimit::new(self.context, layout.heads);
+        let mut notes = self.notes;
+        if !matches!(
+            limit.bound(),
+            limit::Bound::Model(
+                ModelContext::PositionRows(_) | ModelContext::Stated(_) | ModelContext::Unstated
+            )
+        ) {
+            notes.push(limit.note());
+        }
         Ok(Layer0 {
             architecture: self.architecture,
             model_type: self.model_type,
@@ -486,8 +481,8 @@ impl Parts {
             rope: self.rope,
             causal: self.causal,
             scoring: self.scoring,
-            context_length: self.context_length.max(1),
-            notes: self.notes,
+            limit,
+            notes,
         })
     }
 }
@@ -593,9 +588,9 @@ mod tests {
             load(&source, Some(&Settings::parse(&text).unwrap())).unwrap()
         };
         // The fixture's table has 24 rows; MPNet (as RoBERTa) starts at row pad + 1 = 2.
-        assert_eq!(with_type("bert").context_length(), 24);
-        assert_eq!(with_type("mpnet").context_length(), 22);
-        assert_eq!(with_type("roberta").context_length(), 22);
+        assert_eq!(with_type("bert").token_limit().tokens(), 24);
+        assert_eq!(with_type("mpnet").token_limit().tokens(), 22);
+        assert_eq!(with_type("roberta").token_limit().tokens(), 22);
         let ids = [4, 5, 6];
         assert_ne!(
             with_type("bert").run(&ids, true).unwrap().outputs,

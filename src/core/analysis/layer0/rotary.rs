@@ -15,7 +15,7 @@ use super::linear::{Linear, round_to_f32};
 use super::norm::{HeadNorms, InputNorm, RmsNorm};
 use super::rope::{Llama3Scaling, Pairs, Rope};
 use super::source::{Settings, TensorSource, has, layer_norm, matrix, optional_vector, vector};
-use super::{Architecture, Layer0, Parts, Unavailable, epsilon, inverse_sqrt};
+use super::{Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt};
 
 /// The name that marks a Llama-style layer 0, after any prefix (`model.`).
 pub const QUERY_SUFFIX: &str = "layers.0.self_attn.q_proj.weight";
@@ -23,9 +23,6 @@ pub const QUERY_SUFFIX: &str = "layers.0.self_attn.q_proj.weight";
 /// llama.cpp's tensor of `RoPE` frequency divisors: how its converter stores Llama 3's
 /// `rope_scaling` in a GGUF file (a safetensors checkpoint states it in `config.json`).
 pub const ROPE_FREQUENCY_DIVISORS: &str = "rope_freqs.weight";
-
-/// Weights of all heads' attention scores kept at once, at most (2^25 f64s, 256 MiB).
-const WEIGHT_BUDGET: usize = 1 << 25;
 
 /// What one family of Llama-style models does in layer 0, in one place: the `model_type`s
 /// that name it in `config.json`, and each of its quirks. A new family is one more entry in
@@ -325,17 +322,12 @@ pub fn load(
         );
     }
 
-    let context = settings
-        .count(&["max_position_embeddings"], usize::MAX >> 12)?
-        .unwrap_or(super::DEFAULT_TOKEN_CAP);
-    let context = context.min(window.unwrap_or(usize::MAX));
-    let affordable = (WEIGHT_BUDGET / heads).isqrt();
-    if affordable < context {
-        notes.push(format!(
-            "computed for at most {affordable} tokens, so that {heads} heads' weights stay \
-             within {WEIGHT_BUDGET} numbers (the model reads up to {context})"
-        ));
-    }
+    let stated = settings.count(&["max_position_embeddings"], usize::MAX >> 12)?;
+    let context = match (stated, window) {
+        (stated, Some(window)) if stated.is_none_or(|n| window < n) => ModelContext::Window(window),
+        (Some(n), _) => ModelContext::Stated(n),
+        (None, _) => ModelContext::Unstated,
+    };
     Parts {
         architecture: Architecture::Rotary,
         model_type,
@@ -354,7 +346,7 @@ pub fn load(
         rope: Some(rope),
         causal: true,
         scoring,
-        context_length: context.min(affordable),
+        context,
         notes,
     }
     .build()

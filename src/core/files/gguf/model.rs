@@ -15,7 +15,7 @@ use crate::core::files::inspect::{Inspection, TensorSummary};
 use crate::core::files::locate::MAPPED;
 use crate::core::tables::block::{EmbeddingBlock, LayerNorm, ModelFamily, Precision};
 use crate::core::tables::table::Table;
-use crate::core::tables::weights::{EmbeddingModel, Provenance};
+use crate::core::tables::weights::{EmbeddingModel, Provenance, TOKENIZER_HINT};
 use crate::core::text::tokenizer::TextTokenizer;
 
 /// Opens a GGUF file as a model named `label`; `found` says where it was found, when it was
@@ -55,10 +55,12 @@ pub(in crate::core::files) fn open_gguf(
         model_type: None,
         gguf: true,
     };
-    Ok(
-        EmbeddingModel::new(label, tokenizer.tokenizer, token, position)
-            .with_provenance(provenance),
-    )
+    let model = EmbeddingModel::new(label, tokenizer.tokenizer, token, position)
+        .with_provenance(provenance);
+    Ok(match tokenizer.missing {
+        Some(why) => model.with_tokenizer_missing(why),
+        None => model,
+    })
 }
 
 /// Which file was read, and how.
@@ -169,6 +171,7 @@ fn load_tokenizer(
             ),
             tokenizer: Some(tokenizer),
             warning,
+            missing: None,
         });
     }
     let rebuilt = metadata_tokenizer(file).and_then(|built| {
@@ -181,15 +184,17 @@ fn load_tokenizer(
             sentence: format!("tokenizer: {summary}, rebuilt from the file's metadata"),
             tokenizer: Some(tokenizer),
             warning,
+            missing: None,
         },
-        Err(error) => LoadedTokenizer {
-            tokenizer: None,
-            sentence: "no tokenizer: rows are addressed by id".to_owned(),
-            warning: Some(format!(
-                "the file's tokenizer could not be rebuilt ({error:#}), so text cannot be read, \
-                 only ids; put the model's tokenizer.json beside the file to read text"
-            )),
-        },
+        Err(error) => {
+            let why = format!("the file's tokenizer could not be rebuilt: {error:#}");
+            LoadedTokenizer {
+                tokenizer: None,
+                sentence: "no tokenizer: rows are addressed by id".to_owned(),
+                warning: Some(format!("{why}; only ids can be read; {TOKENIZER_HINT}")),
+                missing: Some(why),
+            }
+        }
     })
 }
 

@@ -107,6 +107,14 @@ fn a_gpt2_gguf_adds_its_learned_position_table() {
     assert_eq!(model.block(), &EmbeddingBlock::Sum);
     assert_eq!(model.position_table().unwrap().rows(), 3);
     assert!(model.tokenizer().is_none());
+    let refusal = format!("{:#}", model.tokenize("hello").unwrap_err());
+    assert!(
+        refusal.starts_with(
+            "the tiny table cannot read text: the file's tokenizer could not be rebuilt: the \
+             file has no tokenizer.ggml.model; to read text, name"
+        ),
+        "{refusal}"
+    );
     let detection = model.detection().join("\n");
     assert!(
         detection.contains("position table: position_embd.weight (learned, gpt2), 3×4 f32"),
@@ -119,7 +127,7 @@ fn a_gpt2_gguf_adds_its_learned_position_table() {
     let warnings = model.warnings().join("\n");
     assert!(
         warnings.contains(
-            "the file's tokenizer could not be rebuilt (the file has no tokenizer.ggml.model)"
+            "the file's tokenizer could not be rebuilt: the file has no tokenizer.ggml.model"
         ),
         "{warnings}"
     );
