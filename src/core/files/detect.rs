@@ -553,10 +553,6 @@ pub fn padding_position_offset(
     Ok(Some(pad))
 }
 
-/// The largest `layer_norm_eps` taken from a config: far above any real model's, far below
-/// where float32 runs out.
-pub(in crate::core::files) const MAX_LAYER_NORM_EPS: f64 = 1.0;
-
 fn layer_norm_eps(checkpoint: &Checkpoint) -> Result<(f32, String)> {
     let Some(config) = &checkpoint.config else {
         return Ok((
@@ -564,28 +560,14 @@ fn layer_norm_eps(checkpoint: &Checkpoint) -> Result<(f32, String)> {
             "BERT's default; there is no config.json".to_owned(),
         ));
     };
-    // PyTorch hands eps to its float32 kernel: 1e39 would become infinity there, and every
-    // model embedding 0. Real models use 1e-5 to 1e-12.
-    match config.number("layer_norm_eps")? {
-        Some(eps) if (0.0..=MAX_LAYER_NORM_EPS).contains(&eps) => {
+    match config.settings.epsilon(&["layer_norm_eps"])? {
+        Some(eps) => {
             #[expect(
                 clippy::cast_possible_truncation,
                 reason = "PyTorch hands eps to its f32 kernel"
             )]
             let eps = eps as f32;
             Ok((eps, "layer_norm_eps in config.json".to_owned()))
-        }
-        Some(eps) => {
-            // As the file writes it (`1e39`), not as f64 prints it (forty digits).
-            let written = config
-                .fields
-                .get("layer_norm_eps")
-                .map_or_else(|| eps.to_string(), ToString::to_string);
-            bail!(
-                "{}: layer_norm_eps {written} is not a small positive number (at most \
-                 {MAX_LAYER_NORM_EPS}; real models use 1e-5 to 1e-12)",
-                config.path.display()
-            )
         }
         None => Ok((
             DEFAULT_LAYER_NORM_EPS,
@@ -611,9 +593,7 @@ fn detect_rotary(checkpoint: &Checkpoint, prefix: &str, detected: &mut Detected)
         return;
     }
     detected.position_source = PositionSource::Rotary {
-        rope_theta: config
-            .and_then(|c| c.fields.get("rope_theta"))
-            .map(ToString::to_string),
+        rope_theta: config.and_then(|c| c.settings.written("rope_theta")),
     };
     if let Some(kind) = model_type.filter(|t| t.starts_with("gemma")) {
         detected.gemma = Some((kind.to_owned(), token_width(checkpoint, &detected.token)));

@@ -57,7 +57,7 @@ pub fn attention(
             value: cap.to_string(),
         });
     }
-    if settings.flag("use_bidirectional_attention", false) {
+    if settings.flag("use_bidirectional_attention", false)? {
         return Err(Unavailable::Setting {
             name: "use_bidirectional_attention".to_owned(),
             value: "true (attention in both directions)".to_owned(),

@@ -60,7 +60,7 @@ pub fn load(
             "{hidden} numbers do not split into {heads} heads"
         )));
     }
-    if !settings.flag("scale_attn_weights", true) {
+    if !settings.flag("scale_attn_weights", true)? {
         return Err(Unavailable::Setting {
             name: "scale_attn_weights".to_owned(),
             value: "false".to_owned(),

@@ -496,17 +496,10 @@ fn inverse_sqrt(width: usize) -> f64 {
 
 /// A small positive `eps` from the settings, or the family's default.
 fn epsilon(settings: &Settings, keys: &[&str], default: f64) -> Result<(f64, String)> {
-    match settings.number(keys)? {
-        Some(eps) if eps.is_finite() && (0.0..1.0).contains(&eps) => {
-            Ok((eps, format!("{} {eps:e} ({})", keys[0], settings.origin())))
-        }
-        Some(eps) => bail!(
-            "{}: {} {eps} is not a small positive number",
-            settings.origin(),
-            keys[0]
-        ),
-        None => Ok((default, format!("{} {default:e} (the default)", keys[0]))),
-    }
+    Ok(match settings.epsilon(keys)? {
+        Some(eps) => (eps, format!("{} {eps:e} ({})", keys[0], settings.origin())),
+        None => (default, format!("{} {default:e} (the default)", keys[0])),
+    })
 }
 
 #[cfg(test)]

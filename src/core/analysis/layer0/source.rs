@@ -366,13 +366,61 @@ impl Settings {
     }
 
     /// A true/false setting, `default` when absent.
-    #[must_use]
-    pub fn flag(&self, key: &str, default: bool) -> bool {
-        self.fields
-            .get(key)
-            .and_then(Value::as_bool)
-            .unwrap_or(default)
+    ///
+    /// # Errors
+    /// When it is set to something that is not true or false.
+    pub fn flag(&self, key: &str, default: bool) -> Result<bool> {
+        match self.fields.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(value) => value
+                .as_bool()
+                .ok_or_else(|| anyhow!("{}: {key} is {value}, not true or false", self.origin)),
+        }
     }
+
+    /// A setting as the file writes it (`1e39`, not forty digits), for messages and notes.
+    #[must_use]
+    pub fn written(&self, key: &str) -> Option<String> {
+        self.fields.get(key).map(ToString::to_string)
+    }
+
+    /// The first of `keys` that is set, as a normalisation's `eps`: a number from 0 to
+    /// [`MAX_EPSILON`]. The one check of every `eps` embedlens reads, for the tables and for
+    /// layer 0 alike.
+    ///
+    /// # Errors
+    /// When it is set to anything else (NaN, infinite, negative, too large, not a number).
+    pub fn epsilon(&self, keys: &[&str]) -> Result<Option<f64>> {
+        match self.number(keys)? {
+            Some(eps) if is_epsilon(eps) => Ok(Some(eps)),
+            Some(eps) => {
+                let key = keys
+                    .iter()
+                    .find(|key| self.is_set(key))
+                    .copied()
+                    .unwrap_or(keys[0]);
+                let written = self.written(key).unwrap_or_else(|| eps.to_string());
+                bail!(
+                    "{}: {key} {written} is not a small positive number (at most {MAX_EPSILON}; \
+                     real models use 1e-5 to 1e-12)",
+                    self.origin
+                )
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// The largest normalisation `eps` taken from a model's settings: far above any real model's,
+/// far below where float32 runs out (PyTorch hands eps to its float32 kernels, so 1e39 would
+/// become infinity there).
+pub const MAX_EPSILON: f64 = 1.0;
+
+/// Whether `eps` can be a normalisation's `eps`: from 0 to [`MAX_EPSILON`] (never NaN). The one
+/// rule, for `config.json` ([`Settings::epsilon`]) and a GGUF file's metadata alike.
+#[must_use]
+pub fn is_epsilon(eps: f64) -> bool {
+    (0.0..=MAX_EPSILON).contains(&eps)
 }
 
 #[cfg(test)]
@@ -405,6 +453,55 @@ mod tests {
         );
         assert_eq!(
             settings.number_at(&[&["rope_scaling", "missing"]]).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn a_flag_of_the_wrong_type_is_an_error_and_an_absent_one_the_default() {
+        let settings =
+            Settings::parse(r#"{"scale_attn_weights": "yes", "use_cache": null}"#).unwrap();
+        let error = settings
+            .flag("scale_attn_weights", true)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "config.json: scale_attn_weights is \"yes\", not true or false"
+        );
+        assert!(settings.flag("use_cache", true).unwrap());
+        assert!(!settings.flag("absent", false).unwrap());
+    }
+
+    #[test]
+    fn every_eps_goes_through_one_check_that_names_the_key_as_written() {
+        for (written, ok) in [
+            ("1e-12", true),
+            ("0", true),
+            ("1", true),
+            ("-1", false),
+            ("1e39", false),
+            ("1.5", false),
+            ("\"small\"", false),
+        ] {
+            let settings =
+                Settings::parse(&format!(r#"{{"layer_norm_epsilon": {written}}}"#)).unwrap();
+            let eps = settings.epsilon(&["layer_norm_eps", "layer_norm_epsilon"]);
+            assert_eq!(eps.is_ok(), ok, "{written}: {eps:?}");
+            if let Err(error) = eps {
+                let error = error.to_string();
+                // As serde_json writes the number back: 1e39 is `1e+39`.
+                let written = serde_json::from_str::<Value>(written).unwrap().to_string();
+                assert!(
+                    error.contains(&format!("layer_norm_epsilon {written}"))
+                        || error.contains(&format!("layer_norm_epsilon is {written}")),
+                    "{error}"
+                );
+            }
+        }
+        assert!(!is_epsilon(f64::NAN) && !is_epsilon(f64::INFINITY));
+        assert_eq!(
+            Settings::default().epsilon(&["layer_norm_eps"]).unwrap(),
             None
         );
     }

@@ -10,8 +10,9 @@
 use anyhow::{Result, anyhow, bail};
 
 use super::{GgufFile, GgufTensor, MetadataValue};
+use crate::core::analysis::layer0::source::{MAX_EPSILON, is_epsilon};
 use crate::core::files::OpenOptions;
-use crate::core::files::detect::{LearnedOrigin, MAX_LAYER_NORM_EPS, NoPositions, PositionSource};
+use crate::core::files::detect::{LearnedOrigin, NoPositions, PositionSource};
 use crate::core::tables::block::ModelFamily;
 use crate::core::tables::table::shape_text;
 
@@ -326,12 +327,10 @@ fn bert_parts(file: &GgufFile, eps_key: &str) -> Result<GgufBert> {
     let eps = match file.get(eps_key) {
         // As config.json's layer_norm_eps is held (and as attention holds this one).
         Some(value) => match value.as_f64() {
-            Some(eps) if (0.0..=MAX_LAYER_NORM_EPS).contains(&eps) => {
-                (eps as f32, eps_key.to_owned())
-            }
+            Some(eps) if is_epsilon(eps) => (eps as f32, eps_key.to_owned()),
             _ => bail!(
                 "{}: {eps_key} is {value}, not a small positive number (at most \
-                 {MAX_LAYER_NORM_EPS}; real models use 1e-5 to 1e-12)",
+                 {MAX_EPSILON}; real models use 1e-5 to 1e-12)",
                 file.path().display()
             ),
         },

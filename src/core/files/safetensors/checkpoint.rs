@@ -7,17 +7,19 @@ use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 use ndarray::Array1;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Shard, TensorEntry, read_shard};
+use crate::core::analysis::layer0::source::Settings;
 use crate::core::files::access::{JsonKind, read_json_text};
 use crate::core::files::locate::{file_name, locate};
 use crate::core::tables::table::{Dtype, Table};
 
-/// `config.json`, read as far as embedlens needs it.
+/// `config.json`: its settings, read and checked by the one reader of model settings
+/// ([`Settings`], which layer 0 and a GGUF file's metadata use too), named by the file's path.
 pub(in crate::core::files) struct Config {
     pub(in crate::core::files) path: PathBuf,
-    pub(in crate::core::files) fields: Map<String, Value>,
+    pub(in crate::core::files) settings: Settings,
 }
 
 impl Config {
@@ -33,26 +35,16 @@ impl Config {
         };
         Ok(Self {
             path: path.to_owned(),
-            fields,
+            settings: Settings::read_from(fields, path.display().to_string()),
         })
     }
 
-    pub(in crate::core::files) fn text(&self, key: &str) -> Option<&str> {
-        self.fields.get(key).and_then(Value::as_str)
-    }
-
     pub(in crate::core::files) fn number(&self, key: &str) -> Result<Option<f64>> {
-        match self.fields.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(value) => match value.as_f64() {
-                Some(number) => Ok(Some(number)),
-                None => bail!("{}: {key} is {value}, not a number", self.path.display()),
-            },
-        }
+        self.settings.number(&[key])
     }
 
     pub(in crate::core::files) fn model_type(&self) -> Option<&str> {
-        self.text("model_type")
+        self.settings.text("model_type")
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use anyhow::{Result, anyhow};
 
 use super::checkpoint::{Checkpoint, float_dtype};
-use crate::core::analysis::layer0::source::{Settings, TensorShape, TensorSource};
+use crate::core::analysis::layer0::source::{TensorShape, TensorSource};
 use crate::core::analysis::layer0::{Layer0, Unavailable, load};
 use crate::core::tables::table::{Dtype, Table};
 
@@ -17,7 +17,7 @@ pub(in crate::core::files) fn checkpoint_layer0(
     let settings = checkpoint
         .config
         .as_ref()
-        .map(|config| Settings::new(config.fields.clone()));
+        .map(|config| config.settings.clone());
     load(&CheckpointTensors(checkpoint), settings.as_ref())
 }
 
