@@ -223,7 +223,7 @@ pub fn script(view: &View) -> Result<String> {
             head,
             with_positions,
         } => {
-            let ids = SentenceIds::of(layer, view.tokens, limit.min(layer.context_length())).ids;
+            let ids = SentenceIds::of(layer, view.tokens, limit.min(layer.token_limit().tokens())).ids;
             layer0::function(&mut script, layer, with_positions);
             script.blank();
             script.blank();
@@ -367,7 +367,7 @@ fn compare(
             (kept.words.clone(), take(&kept.ids), take(&kept_b.ids))
         }
         Head::Layer0 { layer, .. } => {
-            let limit = limit.min(layer.context_length());
+            let limit = limit.min(layer.token_limit().tokens());
             let b_ids = SentenceIds::of(layer, tokens, limit).ids;
             layer0_ids(script, kept_b, &b_ids, "_b");
             script.line("attention_weights_b, attention_outputs_b = layer0(layer0_ids_b)");
