@@ -223,7 +223,8 @@ pub fn script(view: &View) -> Result<String> {
             head,
             with_positions,
         } => {
-            let ids = SentenceIds::of(layer, view.tokens, limit.min(layer.token_limit().tokens())).ids;
+            let ids =
+                SentenceIds::of(layer, view.tokens, limit.min(layer.token_limit().tokens())).ids;
             layer0::function(&mut script, layer, with_positions);
             script.blank();
             script.blank();
