@@ -17,7 +17,7 @@ use crate::core::tables::weights::{
     DEFAULT_CONTEXT_LENGTH, DEFAULT_GPT2_DIMS, DEFAULT_SEED, EmbeddingModel, as_width,
 };
 use crate::core::text::vocabulary::VocabKind;
-use crate::theme::Theme;
+use crate::theme::{Theme, ThemeChoice};
 
 /// See what an LLM's embedding layer does: type a sentence, step through its lookups,
 /// and watch position vectors pull repeated words apart.
@@ -66,6 +66,11 @@ pub struct ExplorerArgs {
     /// The folder `e` writes the screen to (default: the working directory).
     #[arg(long, value_name = "DIR")]
     pub export_dir: Option<PathBuf>,
+
+    /// Colours for the terminal's background: `auto` asks the terminal (dark when it does not
+    /// answer; `export` does not ask, and is dark).
+    #[arg(long, value_enum, env = "EMBEDLENS_THEME", default_value = "auto")]
+    pub theme: ThemeChoice,
 }
 
 impl ExplorerArgs {
@@ -97,7 +102,8 @@ impl ExplorerArgs {
             vocab: self.vocab,
             positions: self.positions,
             seed: self.seed,
-            theme: Theme::from_env(),
+            // Asking the terminal waits for its answer: only the explorer asks, in `main`.
+            theme: Theme::from_env(self.theme, false),
             model,
             layer0,
             gpt2_dims: as_width(self.model.dim),

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use embedlens::app::App;
 use embedlens::cli::{Args, Command};
 use embedlens::core::text::printable::printable;
+use embedlens::theme::Theme;
 use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use ratatui::crossterm::execute;
 
@@ -55,13 +56,15 @@ fn explore(args: &Args) -> Result<()> {
     // Open the model before the terminal changes, so a bad file is reported on a plain screen.
     // The model and its own first attention layer, from one reading of its files; a model
     // without a usable layer 0 says why in the attention pane.
-    let options = args.explorer.options()?;
+    let mut options = args.explorer.options()?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         bail!(
             "the explorer needs a terminal to draw in; \
              for text output use `embedlens lookup SENTENCE` or `embedlens matrix`"
         );
     }
+    // Before the terminal is taken over: `auto` reads the terminal's answer itself.
+    options.theme = Theme::from_env(args.explorer.theme, true);
     let app = App::new(options);
     // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
     let previous_hook = std::panic::take_hook();

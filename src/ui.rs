@@ -24,7 +24,7 @@ pub mod vector;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
 use crate::action::{Action, Scope, key_name};
 use crate::app::App;
@@ -61,6 +61,8 @@ const LOOKUPS_MIN_WIDTH: u16 = 43;
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        // The light theme's white under everything; the dark theme leaves the terminal's own.
+        buf.set_style(area, self.theme().base());
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             render_too_small(area, buf);
             return;
@@ -184,6 +186,12 @@ fn render_lesson(app: &App, lesson: pane::TextPane, area: Rect, short: bool, buf
     } else {
         picture::build(app, picture_area.width).render(picture_area, buf);
     }
+}
+
+/// Empties an area for a pane drawn over others, leaving the theme's background in it.
+fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
+    Clear.render(area, buf);
+    buf.set_style(area, theme.base());
 }
 
 /// Stands in for the picture beside the lesson panel until the learner has answered.

@@ -18,7 +18,8 @@ fn export(args: &[&str], color: bool) -> Output {
     command
         .arg("export")
         .args(args)
-        .env("TERM", "xterm-256color");
+        .env("TERM", "xterm-256color")
+        .env_remove("EMBEDLENS_THEME");
     if color {
         command.env_remove("NO_COLOR");
     } else {
@@ -113,6 +114,52 @@ fn no_color_exports_without_colour() {
     assert_eq!(
         exported(&dir, "colour.txt", &args, true),
         exported(&dir, "plain.txt", &args, false)
+    );
+}
+
+#[test]
+fn the_light_theme_exports_on_white_and_a_bad_theme_is_refused() {
+    let dir = TempDir::new("export-theme");
+    let dark = exported(&dir, "dark.svg", &["--keys", KEYS], true);
+    let light = exported(
+        &dir,
+        "light.svg",
+        &["--keys", KEYS, "--theme", "light"],
+        true,
+    );
+    assert!(!dark.contains("fill=\"#ffffff\""), "dark paints no white");
+    assert!(light.contains("fill=\"#ffffff\""), "light paints its white");
+    assert_eq!(
+        fills(&light)
+            .iter()
+            .filter(|fill| **fill == "#ffffff")
+            .count(),
+        1
+    );
+    // EMBEDLENS_THEME says the same as --theme; `auto` in an export does not ask, and is dark.
+    let path = dir.path().join("env.svg");
+    let from_env = Command::new(env!("CARGO_BIN_EXE_embedlens"))
+        .args(["export", "--keys", KEYS, "-o", arg(&path)])
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR")
+        .env("EMBEDLENS_THEME", "light")
+        .output()
+        .unwrap();
+    assert!(from_env.status.success());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), light);
+    let auto = exported(&dir, "auto.svg", &["--keys", KEYS, "--theme", "auto"], true);
+    assert_eq!(auto, dark);
+    let refused = Command::new(env!("CARGO_BIN_EXE_embedlens"))
+        .args(["export", "-o", arg(&dir.path().join("no.svg"))])
+        .env("EMBEDLENS_THEME", "sepia")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("invalid value 'sepia' for '--theme")
+            && message.contains("[possible values: auto, dark, light]"),
+        "{message}"
     );
 }
 

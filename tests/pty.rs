@@ -170,6 +170,10 @@ impl Session {
             .expect("a pseudo-terminal opens");
         command.env("TERM", term);
         command.env_remove("NO_COLOR");
+        // The dark theme without asking the terminal, unless a test asks for `auto` itself.
+        if command.get_env("EMBEDLENS_THEME").is_none() {
+            command.env("EMBEDLENS_THEME", "dark");
+        }
         let child = pty.slave.spawn_command(command).expect("the binary starts");
         // Only the child may hold the slave: once it exits, reads from the master end.
         drop(pty.slave);
@@ -724,6 +728,27 @@ fn a_dumb_terminal_gets_no_colour() {
         let raw = lock(&session.output).raw.clone();
         assert_eq!(sets_a_colour(&raw), coloured, "TERM={term}");
     }
+}
+
+#[test]
+fn auto_theme_asks_a_terminal_that_never_answers_and_still_opens_dark() {
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_embedlens"));
+    command.env("EMBEDLENS_THEME", "auto");
+    let mut session = Session::spawn(command, "xterm-256color");
+    // This terminal answers nothing: the explorer opens after the short wait, in the dark
+    // theme, which leaves the background to the terminal.
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    let raw = lock(&session.output).raw.clone();
+    assert!(
+        rfind(&raw, b"\x1b]11;?").is_some(),
+        "asked for the background colour"
+    );
+    assert!(
+        rfind(&raw, b"48;2;255;255;255").is_none(),
+        "no white painted"
+    );
+    session.press(CTRL_C);
+    session.assert_clean_exit();
 }
 
 /// Writes a safetensors file of one `rows × dims` float32 table named `embed_tokens.weight`,

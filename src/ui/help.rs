@@ -3,7 +3,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 
 use super::vector::{display_width, pad};
 use crate::action::{BarEntry, Keep, Scope, bar_entries};
@@ -73,7 +73,7 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
             width: keys_width,
             ..area
         };
-        Clear.render(right, buf);
+        super::clear(right, buf, theme);
         Line::from(entry_spans(&entries, gap, theme)).render(right, buf);
         return;
     }
@@ -134,7 +134,7 @@ pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
         .collect();
     let height = u16::try_from(visible + 2).unwrap_or(u16::MAX);
     let popup = area.centered(Constraint::Length(popup_width), Constraint::Length(height));
-    Clear.render(popup, buf);
+    super::clear(popup, buf, theme);
     let block = super::pane(" Help · what the explorer shows ", true, theme);
     // Lines are counted from 1, as a reader counts them (rows and positions keep their ids).
     let block = super::with_range(
