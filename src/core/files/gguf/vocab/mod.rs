@@ -1,0 +1,571 @@
+//! A model's tokenizer rebuilt from its GGUF metadata, as a Hugging Face `tokenizer.json`.
+//!
+//! llama.cpp's converter stores a tokenizer as `tokenizer.ggml.*` entries: the tokens by id,
+//! their types, merges (BPE) or scores (`SentencePiece`), the special token ids, and for
+//! byte-level BPE the name of the pre-tokenizer (`tokenizer.ggml.pre`). This module turns them
+//! back into the `tokenizer.json` Hugging Face publishes for such a model, so that the
+//! `tokenizers` crate reads text into the ids llama.cpp's own tests expect:
+//! - `gpt2` (Llama 3, Qwen, `SmolLM`, GPT-2, `DeepSeek`, Falcon, Command R…): byte-level BPE
+//!   with the file's merges and the split its `pre` names ([`pre`], every name llama.cpp knows
+//!   but the few it splits with code of its own);
+//! - `llama` (Llama 2, Mistral, Gemma, Phi-3): `SentencePiece` BPE with byte fallback, the
+//!   merges derived from the scores as Hugging Face's `SentencePieceExtractor` does, and `▁`
+//!   for spaces (prepended to the text unless `tokenizer.ggml.add_space_prefix` is false);
+//! - `gemma4`: `SentencePiece`-style BPE with the file's merges, each line merged whole;
+//! - `bert`: `WordPiece`, the converter's `▁` word starts turned back into `##` continuations,
+//!   lower-casing and accent stripping as the metadata says ([`wordpiece`]).
+//!
+//! The special tokens are added as llama.cpp adds them: its default for the family, unless
+//! `tokenizer.ggml.add_bos_token` or `add_eos_token` says otherwise ([`Ends`]). Control and
+//! unknown tokens become special added tokens, user-defined ones plain added tokens, so that
+//! they are matched whole in the text.
+
+mod pre;
+mod wordpiece;
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use anyhow::{Result, anyhow, bail};
+use serde_json::{Value, json};
+
+use super::file::GgufFile;
+use super::value::MetadataValue;
+use crate::core::text::tokenizer::{HuggingFaceTokenizer, MAX_SPECIAL_TOKEN_BYTES, TextTokenizer};
+
+/// Token types as llama.cpp numbers them.
+const UNKNOWN: i64 = 2;
+const CONTROL: i64 = 3;
+const USER_DEFINED: i64 = 4;
+
+/// A `tokenizer.json` rebuilt from metadata, and a line saying what it is.
+#[derive(Clone, Debug)]
+pub struct MetadataTokenizer {
+    /// The JSON of the tokenizer, for the `tokenizers` crate.
+    pub json: String,
+    /// What was built, such as `byte-level BPE (gpt2, pre-tokenizer smollm), 49152 tokens`.
+    pub summary: String,
+}
+
+impl MetadataTokenizer {
+    /// The tokenizer itself, under the given name.
+    ///
+    /// # Errors
+    /// When the `tokenizers` crate refuses the JSON (a metadata entry it cannot use).
+    pub fn build(&self, name: impl Into<String>) -> Result<TextTokenizer> {
+        HuggingFaceTokenizer::from_json(self.json.as_bytes(), name).map(TextTokenizer::HuggingFace)
+    }
+}
+
+/// Rebuilds the tokenizer a GGUF file's metadata describes.
+///
+/// # Errors
+/// When the metadata holds no tokenizer, one of a kind not rebuilt here (the message names
+/// it), or entries that contradict each other; the message says which.
+pub fn metadata_tokenizer(file: &GgufFile) -> Result<MetadataTokenizer> {
+    let model = file
+        .text("tokenizer.ggml.model")
+        .ok_or_else(|| anyhow!("the file has no tokenizer.ggml.model"))?;
+    // Checked before the tokens are read, so the reason named is the kind.
+    let pre = match model {
+        "gpt2" => Some(byte_level_pre(file)?),
+        "llama" | "gemma4" | "bert" => None,
+        other => bail!(
+            "its tokenizer.ggml.model is {other:?}; embedlens rebuilds gpt2 (byte-level BPE), \
+             llama (SentencePiece), gemma4 and bert (WordPiece) tokenizers"
+        ),
+    };
+    let vocab = Vocab::read(file, model == "llama")?;
+    match (model, pre) {
+        ("gpt2", Some((name, pre))) => byte_level_bpe(file, &vocab, name, pre),
+        ("llama", _) => sentencepiece(file, &vocab),
+        ("gemma4", _) => gemma4(file, &vocab),
+        _ => wordpiece::build(file, &vocab),
+    }
+}
+
+/// The pre-tokenizer a byte-level BPE file names, or why it cannot be used.
+fn byte_level_pre(file: &GgufFile) -> Result<(&str, pre::PreTokenizer)> {
+    let name = file.text("tokenizer.ggml.pre");
+    let Some(pre) = pre::lookup(name) else {
+        bail!(
+            "its pre-tokenizer {:?} (tokenizer.ggml.pre) is not one embedlens knows (it knows \
+             {})",
+            name.unwrap_or_default(),
+            pre::known_names().join(", ")
+        );
+    };
+    Ok((name.unwrap_or("default"), pre))
+}
+
+/// The entries every kind of tokenizer uses.
+struct Vocab<'a> {
+    tokens: Vec<&'a str>,
+    ids: HashMap<&'a str, usize>,
+    types: Vec<i64>,
+}
+
+impl<'a> Vocab<'a> {
+    fn read(file: &'a GgufFile, sentencepiece: bool) -> Result<Self> {
+        let tokens: Vec<&str> = strings(file, "tokenizer.ggml.tokens")?
+            .ok_or_else(|| anyhow!("the file has no tokenizer.ggml.tokens"))?;
+        let types = match file.get("tokenizer.ggml.token_type") {
+            None => vec![1; tokens.len()],
+            Some(value) => value
+                .as_array()
+                .and_then(|items| {
+                    items
+                        .iter()
+                        .map(MetadataValue::as_i64)
+                        .collect::<Option<Vec<_>>>()
+                })
+                .filter(|types| types.len() == tokens.len())
+                .ok_or_else(|| anyhow!("tokenizer.ggml.token_type is not one integer per token"))?,
+        };
+        // Special and added tokens go to a matcher whose cost grows with the square of their
+        // length; SentencePiece pieces are split at every place to find their merges.
+        for (id, (token, kind)) in tokens.iter().zip(&types).enumerate() {
+            let special = matches!(*kind, UNKNOWN | CONTROL | USER_DEFINED);
+            if token.len() > MAX_SPECIAL_TOKEN_BYTES && (special || sentencepiece) {
+                let what = if special {
+                    "special or added token"
+                } else {
+                    "SentencePiece piece"
+                };
+                bail!(
+                    "its {what} {id} is {} bytes long; embedlens reads such tokens of at most \
+                     {MAX_SPECIAL_TOKEN_BYTES} bytes (real ones are tens of bytes)",
+                    token.len()
+                );
+            }
+        }
+        let mut ids = HashMap::with_capacity(tokens.len());
+        for (id, token) in tokens.iter().enumerate() {
+            if let Some(first) = ids.insert(*token, id) {
+                bail!("the token {token:?} appears twice, as ids {first} and {id}");
+            }
+        }
+        Ok(Self { tokens, ids, types })
+    }
+
+    /// The id a metadata key names, if the key is there.
+    fn special_id(&self, file: &GgufFile, key: &str) -> Result<Option<usize>> {
+        let Some(value) = file.get(key) else {
+            return Ok(None);
+        };
+        value
+            .as_u64()
+            .and_then(|id| usize::try_from(id).ok())
+            .filter(|&id| id < self.tokens.len())
+            .map(Some)
+            .ok_or_else(|| {
+                anyhow!(
+                    "{key} is {value}, not the id of one of its {} tokens",
+                    self.tokens.len()
+                )
+            })
+    }
+
+    /// The token of an id named by a metadata key, if the key is there.
+    fn special(&self, file: &GgufFile, key: &str) -> Result<Special<'a>> {
+        Ok(self.special_id(file, key)?.map(|id| (id, self.tokens[id])))
+    }
+
+    /// Control, unknown and user-defined tokens, as `added_tokens` entries.
+    fn added_tokens(&self) -> Vec<Value> {
+        self.added_tokens_as(&self.tokens)
+    }
+
+    /// The same, with the tokens spelt as given (`WordPiece` spells them back).
+    fn added_tokens_as<S: AsRef<str>>(&self, spelling: &[S]) -> Vec<Value> {
+        self.types
+            .iter()
+            .enumerate()
+            .filter(|&(_, &kind)| matches!(kind, UNKNOWN | CONTROL | USER_DEFINED))
+            .map(|(id, &kind)| {
+                json!({
+                    "id": id,
+                    "content": spelling[id].as_ref(),
+                    "single_word": false,
+                    "lstrip": false,
+                    "rstrip": false,
+                    "normalized": false,
+                    "special": kind != USER_DEFINED,
+                })
+            })
+            .collect()
+    }
+
+    fn vocab_json(&self) -> Value {
+        vocab_json(&self.tokens)
+    }
+}
+
+/// The `vocab` object of a model: each token and its id.
+fn vocab_json<S: AsRef<str>>(tokens: &[S]) -> Value {
+    Value::Object(
+        tokens
+            .iter()
+            .enumerate()
+            .map(|(id, token)| (token.as_ref().to_owned(), json!(id)))
+            .collect(),
+    )
+}
+
+/// A string array, if the key is there.
+fn strings<'a>(file: &'a GgufFile, key: &str) -> Result<Option<Vec<&'a str>>> {
+    file.get(key)
+        .map(|value| {
+            value
+                .as_array()
+                .and_then(|items| items.iter().map(MetadataValue::as_str).collect())
+                .ok_or_else(|| anyhow!("{key} is not an array of strings"))
+        })
+        .transpose()
+}
+
+fn flag(file: &GgufFile, key: &str, default: bool) -> bool {
+    file.get(key)
+        .and_then(MetadataValue::as_bool)
+        .unwrap_or(default)
+}
+
+/// A special token: its id and text.
+type Special<'a> = Option<(usize, &'a str)>;
+
+/// What llama.cpp does at the ends of a text for a family when the file does not say: the ids
+/// it takes for the beginning and end tokens when no key names them, and whether it adds them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct EndDefaults {
+    bos_id: Option<usize>,
+    eos_id: Option<usize>,
+    adds_bos: bool,
+    adds_eos: bool,
+}
+
+/// The beginning and end tokens a text gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ends<'a> {
+    bos: Special<'a>,
+    eos: Special<'a>,
+}
+
+impl<'a> Ends<'a> {
+    /// The family's defaults, overridden by `tokenizer.ggml.bos_token_id`, `eos_token_id`,
+    /// `add_bos_token` and `add_eos_token`, as llama.cpp's `llama_vocab::load` reads them.
+    fn read(file: &GgufFile, vocab: &Vocab<'a>, defaults: EndDefaults) -> Result<Self> {
+        let id = |key: &str, default: Option<usize>| -> Result<Option<usize>> {
+            let default = default.filter(|&id| id < vocab.tokens.len());
+            Ok(vocab.special_id(file, key)?.or(default))
+        };
+        let bos = id("tokenizer.ggml.bos_token_id", defaults.bos_id)?;
+        let eos = id("tokenizer.ggml.eos_token_id", defaults.eos_id)?;
+        let begins = flag(file, "tokenizer.ggml.add_bos_token", defaults.adds_bos);
+        let ends = flag(file, "tokenizer.ggml.add_eos_token", defaults.adds_eos);
+        if begins && bos.is_none() {
+            bail!(
+                "it adds a beginning-of-sequence token, but tokenizer.ggml.bos_token_id is not set"
+            );
+        }
+        if ends && eos.is_none() {
+            bail!("it adds an end-of-sequence token, but tokenizer.ggml.eos_token_id is not set");
+        }
+        let token = |id: usize| (id, vocab.tokens[id]);
+        Ok(Self {
+            bos: bos.filter(|_| begins).map(token),
+            eos: eos.filter(|_| ends).map(token),
+        })
+    }
+
+    /// The post-processor that adds them, or none.
+    fn template(self) -> Value {
+        let Self { bos, eos } = self;
+        if bos.is_none() && eos.is_none() {
+            return Value::Null;
+        }
+        let special =
+            |(_, token): (usize, &str)| json!({"SpecialToken": {"id": token, "type_id": 0}});
+        let sequence = |name: &str| json!({"Sequence": {"id": name, "type_id": 0}});
+        let mut single: Vec<Value> = bos.into_iter().map(special).collect();
+        single.push(sequence("A"));
+        single.extend(eos.map(special));
+        let mut pair = single.clone();
+        pair.extend(bos.map(special));
+        pair.push(sequence("B"));
+        pair.extend(eos.map(special));
+        let special_tokens: serde_json::Map<String, Value> = bos
+            .into_iter()
+            .chain(eos)
+            .map(|(id, token)| {
+                (
+                    token.to_owned(),
+                    json!({"id": token, "ids": [id], "tokens": [token]}),
+                )
+            })
+            .collect();
+        json!({
+            "type": "TemplateProcessing",
+            "single": single,
+            "pair": pair,
+            "special_tokens": special_tokens,
+        })
+    }
+}
+
+/// What a BPE model's pieces are.
+#[derive(Clone, Copy)]
+enum Pieces<'a> {
+    /// Bytes in GPT-2's printable alphabet.
+    ByteLevel,
+    /// UTF-8 text with `▁` for spaces; bytes only where the vocabulary lacks a character.
+    SentencePiece {
+        /// The token for what cannot be read, if the model has one.
+        unk: Option<&'a str>,
+    },
+}
+
+/// A BPE model over the vocabulary: byte-level, or `SentencePiece`-style with byte fallback
+/// (`<0x41>` tokens) and runs of unknown pieces fused into one.
+fn bpe_model(vocab: &Vocab, pieces: Pieces, merges: &[Value], ignore_merges: bool) -> Value {
+    let (unk, sentencepiece) = match pieces {
+        Pieces::ByteLevel => (None, false),
+        Pieces::SentencePiece { unk } => (unk, true),
+    };
+    json!({
+        "type": "BPE",
+        "dropout": null,
+        "unk_token": unk,
+        "continuing_subword_prefix": null,
+        "end_of_word_suffix": null,
+        "fuse_unk": sentencepiece,
+        "byte_fallback": sentencepiece,
+        "ignore_merges": ignore_merges,
+        "vocab": vocab.vocab_json(),
+        "merges": merges,
+    })
+}
+
+/// The merges of a BPE file, as pairs.
+fn merge_pairs(file: &GgufFile, model: &str) -> Result<Vec<Value>> {
+    let merges = strings(file, "tokenizer.ggml.merges")?.ok_or_else(|| {
+        anyhow!("a {model} tokenizer needs tokenizer.ggml.merges, which the file lacks")
+    })?;
+    merges
+        .iter()
+        .map(|merge| {
+            // llama.cpp splits at the first space after the first byte: a merge's left half may
+            // itself be a space.
+            let first = merge.chars().next().map_or(0, char::len_utf8);
+            let at = merge[first..]
+                .find(' ')
+                .map(|at| at + first)
+                .ok_or_else(|| {
+                    anyhow!("the merge {merge:?} is not two tokens with a space between")
+                })?;
+            Ok(json!([&merge[..at], &merge[at + 1..]]))
+        })
+        .collect()
+}
+
+fn byte_level_bpe(
+    file: &GgufFile,
+    vocab: &Vocab,
+    name: &str,
+    pre: pre::PreTokenizer,
+) -> Result<MetadataTokenizer> {
+    let merges = merge_pairs(file, "gpt2")?;
+    let ends = Ends::read(
+        file,
+        vocab,
+        EndDefaults {
+            bos_id: Some(11),
+            eos_id: Some(11),
+            adds_bos: pre.adds_bos,
+            adds_eos: false,
+        },
+    )?;
+    let model = bpe_model(vocab, Pieces::ByteLevel, &merges, pre.ignore_merges);
+    let tokenizer = json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": vocab.added_tokens(),
+        "normalizer": pre.normalizer(),
+        "pre_tokenizer": pre.json(),
+        "post_processor": ends.template(),
+        "decoder": pre::byte_level(true),
+        "model": model,
+    });
+    Ok(MetadataTokenizer {
+        json: tokenizer.to_string(),
+        summary: format!(
+            "byte-level BPE (tokenizer.ggml.model gpt2, pre-tokenizer {name}), {} tokens, {} \
+             merges",
+            vocab.tokens.len(),
+            merges.len()
+        ),
+    })
+}
+
+/// The decoder of a `SentencePiece`-style vocabulary: `▁` back to spaces, bytes fused.
+fn sentencepiece_decoder(prefix: bool) -> Value {
+    let mut decoders = vec![
+        json!({"type": "Replace", "pattern": {"String": "▁"}, "content": " "}),
+        json!({"type": "ByteFallback"}),
+        json!({"type": "Fuse"}),
+    ];
+    if prefix {
+        decoders.push(json!({"type": "Strip", "content": " ", "start": 1, "stop": 0}));
+    }
+    json!({"type": "Sequence", "decoders": decoders})
+}
+
+fn sentencepiece(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
+    let scores: Vec<f32> = match file.get("tokenizer.ggml.scores") {
+        Some(MetadataValue::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                MetadataValue::F32(score) => Some(*score),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .filter(|scores| scores.len() == vocab.tokens.len())
+            .ok_or_else(|| anyhow!("tokenizer.ggml.scores is not one f32 per token"))?,
+        _ => bail!(
+            "a llama (SentencePiece) tokenizer needs tokenizer.ggml.scores, which the file lacks"
+        ),
+    };
+    let unk = vocab
+        .special(file, "tokenizer.ggml.unknown_token_id")?
+        .map_or_else(
+            || vocab.tokens.first().copied().unwrap_or("<unk>"),
+            |(_, token)| token,
+        );
+    let prefix = flag(file, "tokenizer.ggml.add_space_prefix", true);
+    let ends = Ends::read(
+        file,
+        vocab,
+        EndDefaults {
+            bos_id: Some(1),
+            eos_id: Some(2),
+            adds_bos: true,
+            adds_eos: false,
+        },
+    )?;
+    let merges = merges_from_scores(vocab, &scores);
+    let replace = json!({"type": "Replace", "pattern": {"String": " "}, "content": "▁"});
+    let normalizer = if prefix {
+        json!({"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}, replace]})
+    } else {
+        replace
+    };
+    let merges: Vec<Value> = merges.iter().map(|(l, r)| json!([l, r])).collect();
+    let model = bpe_model(
+        vocab,
+        Pieces::SentencePiece { unk: Some(unk) },
+        &merges,
+        false,
+    );
+    let tokenizer = json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": vocab.added_tokens(),
+        "normalizer": normalizer,
+        "pre_tokenizer": null,
+        "post_processor": ends.template(),
+        "decoder": sentencepiece_decoder(prefix),
+        "model": model,
+    });
+    Ok(MetadataTokenizer {
+        json: tokenizer.to_string(),
+        summary: format!(
+            "SentencePiece BPE (tokenizer.ggml.model llama), {} tokens, {} merges derived from \
+             the scores{}",
+            vocab.tokens.len(),
+            merges.len(),
+            if prefix { "" } else { ", no space prefix" }
+        ),
+    })
+}
+
+/// Gemma 4: `SentencePiece`-style BPE with the file's own merges over raw UTF-8, spaces as
+/// `▁`, no space in front, each line (and each run of line breaks) merged as one word, and
+/// the beginning-of-sequence token always added (llama.cpp overrides the file for Gemma 4).
+fn gemma4(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
+    let merges = merge_pairs(file, "gemma4")?;
+    let unk = vocab
+        .special(file, "tokenizer.ggml.unknown_token_id")?
+        .map(|(_, token)| token);
+    let ends = Ends::read(
+        file,
+        vocab,
+        EndDefaults {
+            bos_id: None,
+            eos_id: None,
+            adds_bos: true,
+            adds_eos: false,
+        },
+    )?;
+    let ends = Ends {
+        bos: match ends.bos {
+            Some(bos) => Some(bos),
+            None => vocab.special(file, "tokenizer.ggml.bos_token_id")?,
+        },
+        ..ends
+    };
+    let model = bpe_model(vocab, Pieces::SentencePiece { unk }, &merges, false);
+    let tokenizer = json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": vocab.added_tokens(),
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "[^\n]+|[\n]+"}, "behavior": "Isolated", "invert": false},
+        "post_processor": ends.template(),
+        "decoder": sentencepiece_decoder(false),
+        "model": model,
+    });
+    Ok(MetadataTokenizer {
+        json: tokenizer.to_string(),
+        summary: format!(
+            "SentencePiece-style BPE (tokenizer.ggml.model gemma4), {} tokens, {} merges",
+            vocab.tokens.len(),
+            merges.len()
+        ),
+    })
+}
+
+/// The merges a `SentencePiece` vocabulary implies, ranked as Hugging Face's
+/// `SentencePieceExtractor` ranks them: every split of every token into two tokens, the splits
+/// of one token ordered by the ids of their halves; then all of them by the token's score, the
+/// left half's length and the right half's length, highest first, ties kept in id order.
+fn merges_from_scores<'a>(vocab: &Vocab<'a>, scores: &[f32]) -> Vec<(&'a str, &'a str)> {
+    // (left, right, score, left's length, right's length), lengths in characters as Python
+    // counts them; computed once, as a 262,144-token vocabulary has half a million merges.
+    let mut merges: Vec<(&str, &str, f32, usize, usize)> = Vec::new();
+    for (id, token) in vocab.tokens.iter().enumerate() {
+        let start = merges.len();
+        for (chars, (at, _)) in token.char_indices().enumerate().skip(1) {
+            let (left, right) = token.split_at(at);
+            if vocab.ids.contains_key(left) && vocab.ids.contains_key(right) {
+                let right_chars = right.chars().count();
+                merges.push((left, right, scores[id], chars, right_chars));
+            }
+        }
+        merges[start..].sort_by_key(|(left, right, ..)| (vocab.ids[left], vocab.ids[right]));
+    }
+    merges.sort_by(|a, b| {
+        b.2.partial_cmp(&a.2)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| b.3.cmp(&a.3))
+            .then_with(|| b.4.cmp(&a.4))
+    });
+    merges
+        .into_iter()
+        .map(|(left, right, ..)| (left, right))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
