@@ -547,6 +547,8 @@ impl Keep {
 pub struct BarEntry {
     /// What the keys do.
     pub action: Action,
+    /// What the second key of `←/→` does, when the entry shows another action's key.
+    pub then: Option<Action>,
     /// The keys, as the table names them.
     pub keys: String,
     /// A word or two.
@@ -573,6 +575,10 @@ pub fn bar_entries(scope: Scope) -> Vec<BarEntry> {
             let (keys, words) = binding.bar.as_ref()?;
             Some(BarEntry {
                 action: binding.action.clone(),
+                then: match keys {
+                    BarKeys::AndThen(other) => Some(other.clone()),
+                    BarKeys::First | BarKeys::FirstTwo => None,
+                },
                 keys: bar_keys(binding, keys),
                 words,
                 keep: Keep::of(&binding.action),

@@ -71,6 +71,11 @@ pub struct ExplorerArgs {
     /// answer; `export` does not ask, and is dark).
     #[arg(long, value_enum, env = "EMBEDLENS_THEME", default_value = "auto")]
     pub theme: ThemeChoice,
+
+    /// Leave the mouse to the terminal (its own text selection) instead of clicking tokens,
+    /// rows and keys; with the mouse on, Shift+drag still selects in most terminals.
+    #[arg(long)]
+    pub no_mouse: bool,
 }
 
 impl ExplorerArgs {

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod core;
 pub mod export;
 pub mod help;
+pub mod hit_map;
 #[cfg(test)]
 mod import_circles;
 pub mod lesson;

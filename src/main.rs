@@ -51,6 +51,20 @@ fn main() -> ExitCode {
     }
 }
 
+/// Asks the terminal for reports of mouse presses, releases and the wheel (mode 1000) as SGR
+/// sequences (1006). Not crossterm's `EnableMouseCapture`: it also asks for every motion (1003),
+/// a report and so a frame for each cell the pointer crosses, which nothing here needs.
+const MOUSE_ON: &[u8] = b"\x1b[?1000h\x1b[?1006h";
+/// Gives the mouse back to the terminal (its own selection): the reverse of [`MOUSE_ON`].
+const MOUSE_OFF: &[u8] = embedlens::terminal_rescue::MOUSE_OFF;
+
+/// Writes a mouse mode's sequence to the terminal.
+fn mouse_reports(sequence: &[u8]) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout();
+    stdout.write_all(sequence)?;
+    stdout.flush()
+}
+
 /// Opens the explorer in the terminal and runs it until the user quits.
 fn explore(args: &Args) -> Result<()> {
     // Open the model before the terminal changes, so a bad file is reported on a plain screen.
@@ -66,10 +80,13 @@ fn explore(args: &Args) -> Result<()> {
     // Before the terminal is taken over: `auto` reads the terminal's answer itself.
     options.theme = Theme::from_env(args.explorer.theme, true);
     let app = App::new(options);
-    // Installed before ratatui's own hook, so a panic also leaves bracketed paste off.
+    let mouse = !args.explorer.no_mouse;
+    // Installed before ratatui's own hook, so a panic also leaves bracketed paste and the
+    // mouse off.
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let _ = execute!(std::io::stdout(), DisableBracketedPaste);
+        let _ = std::io::stdout().write_all(MOUSE_OFF);
         previous_hook(info);
     }));
     #[cfg(unix)]
@@ -77,8 +94,14 @@ fn explore(args: &Args) -> Result<()> {
     let outcome = ratatui::run(|terminal| {
         // Pastes arrive whole, so a pasted newline or `q` cannot act as a key.
         execute!(std::io::stdout(), EnableBracketedPaste)?;
+        if mouse {
+            mouse_reports(MOUSE_ON)?;
+        }
         let outcome = app.run(terminal);
         execute!(std::io::stdout(), DisableBracketedPaste)?;
+        if mouse {
+            mouse_reports(MOUSE_OFF)?;
+        }
         outcome
     });
     #[cfg(unix)]

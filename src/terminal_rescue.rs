@@ -24,9 +24,12 @@ static SAVED_TERMINAL: OnceLock<Termios> = OnceLock::new();
 /// Whether the explorer holds the terminal (raw mode, alternate screen) now.
 static TERMINAL_HELD: AtomicBool = AtomicBool::new(false);
 
-/// Bracketed paste off, attributes reset, cursor shown, main screen back: what the explorer
-/// and `ratatui::restore` undo on a normal exit.
-const RESTORE_SCREEN: &[u8] = b"\x1b[?2004l\x1b[0m\x1b[?25h\x1b[?1049l";
+/// Mouse reports off (SGR form, then presses and the wheel): the terminal's own selection back.
+pub const MOUSE_OFF: &[u8] = b"\x1b[?1006l\x1b[?1000l";
+
+/// Mouse reports and bracketed paste off, attributes reset, cursor shown, main screen back:
+/// what the explorer and `ratatui::restore` undo on a normal exit.
+const RESTORE_SCREEN: &[u8] = b"\x1b[?1006l\x1b[?1000l\x1b[?2004l\x1b[0m\x1b[?25h\x1b[?1049l";
 
 /// What the user reads after the rescue.
 const MESSAGE: &[u8] = b"embedlens: the model file was cut short while it was open \

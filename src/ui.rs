@@ -29,6 +29,7 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 use crate::action::{Action, Scope, key_name};
 use crate::app::App;
 use crate::app::settings::ROOMY_COLUMNS;
+use crate::hit_map::Target;
 use crate::theme::Theme;
 use crate::view_state::Detail;
 use pane::{Hidden, Pane};
@@ -63,6 +64,7 @@ impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         // The light theme's white under everything; the dark theme leaves the terminal's own.
         buf.set_style(area, self.theme().base());
+        self.clear_hits();
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             render_too_small(area, buf);
             return;
@@ -174,6 +176,7 @@ fn render_lesson(app: &App, lesson: pane::TextPane, area: Rect, short: bool, buf
         .filter(|narrow| narrow.height() <= usize::from(area.height));
     let Some(narrow) = narrow else {
         lesson.render(area, buf);
+        record_answers(app, area, short);
         return;
     };
     let [lesson_area, picture_area] = area.layout(&Layout::horizontal([
@@ -181,6 +184,7 @@ fn render_lesson(app: &App, lesson: pane::TextPane, area: Rect, short: bool, buf
         Constraint::Fill(1),
     ]));
     narrow.render(lesson_area, buf);
+    record_answers(app, lesson_area, short);
     if lesson::hides_answers(app) {
         picture_after_answer(app, picture_area.width).render(picture_area, buf);
     } else {
@@ -192,6 +196,19 @@ fn render_lesson(app: &App, lesson: pane::TextPane, area: Rect, short: bool, buf
 fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
     Clear.render(area, buf);
     buf.set_style(area, theme.base());
+}
+
+/// Records where the lesson panel drawn on `area` put its answers, so a click gives one.
+fn record_answers(app: &App, area: Rect, short: bool) {
+    let inner = area.inner(ratatui::layout::Margin::new(1, 1));
+    for (row, height, number) in lesson::answer_rows(app, area.width, short) {
+        let spot = Rect {
+            y: inner.y.saturating_add(row),
+            height,
+            ..inner
+        };
+        app.record_hit(spot.intersection(inner), Target::Answer(number));
+    }
 }
 
 /// Stands in for the picture beside the lesson panel until the learner has answered.

@@ -386,6 +386,11 @@ impl Session {
         );
         assert!(!emulated.hide_cursor(), "the cursor is still hidden");
         assert!(!emulated.bracketed_paste(), "bracketed paste is still on");
+        assert_eq!(
+            emulated.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "the mouse is still reported"
+        );
         drop(output);
         #[cfg(target_os = "linux")]
         assert!(!self.raw_mode(), "the terminal was left in raw mode");
@@ -749,6 +754,105 @@ fn auto_theme_asks_a_terminal_that_never_answers_and_still_opens_dark() {
     );
     session.press(CTRL_C);
     session.assert_clean_exit();
+}
+
+/// A left click at a 0-based cell as a terminal in SGR mouse mode reports it: press, release.
+fn sgr_click((column, row): (usize, usize)) -> Vec<u8> {
+    format!(
+        "\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m",
+        x = column + 1,
+        y = row + 1
+    )
+    .into_bytes()
+}
+
+/// One notch of the wheel, down, at a 0-based cell (SGR button 65).
+fn sgr_wheel_down((column, row): (usize, usize)) -> Vec<u8> {
+    format!("\x1b[<65;{};{}M", column + 1, row + 1).into_bytes()
+}
+
+/// The 0-based cell where `needle` starts on the first row of the screen holding `row_has`.
+fn cell_of(screen: &str, row_has: &str, needle: &str) -> (usize, usize) {
+    let (row, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, line)| line.contains(row_has) && line.contains(needle))
+        .unwrap_or_else(|| panic!("no row with '{row_has}' and '{needle}':\n{screen}"));
+    let byte = line.find(needle).unwrap();
+    (line[..byte].chars().count(), row)
+}
+
+#[test]
+fn clicks_and_the_wheel_step_go_to_a_row_and_scroll() {
+    let mut session = Session::launch(&["--vocab", "words", "the dog bites the man"]);
+    let screen = session.wait_for_all(&["the dog bites the man", "Weight matrix"]);
+    {
+        let raw = &lock(&session.output).raw;
+        assert!(
+            rfind(raw, b"\x1b[?1000h\x1b[?1006h").is_some(),
+            "mouse reports on"
+        );
+    }
+    // A token in the strip, clicked while typing: the explorer steps to it.
+    session.press(&sgr_click(cell_of(&screen, "#", "bites #")));
+    let screen = session.wait_for_text("▶2 bites");
+    // A row of the matrix, a few below the current one: gone to, marked as the cursor.
+    let row_line = screen
+        .lines()
+        .skip_while(|line| !line.contains("Weight matrix"))
+        .nth(4)
+        .expect("matrix rows")
+        .to_owned();
+    let words: Vec<&str> = row_line.trim_matches('│').split_whitespace().collect();
+    let (id, token) = (words[0].to_owned(), words[1].to_owned());
+    session.press(&sgr_click(cell_of(
+        &screen,
+        &format!(" {id} {token} "),
+        &token,
+    )));
+    let screen = wait_for(
+        &session.output,
+        "the clicked row marked as the cursor",
+        |screen| {
+            screen
+                .lines()
+                .any(|line| line.contains('›') && line.contains(&format!(" {id} {token} ")))
+        },
+        TIMEOUT,
+    );
+    // The wheel over the matrix: three rows a notch, the range in its border moves.
+    let border = |screen: &str| {
+        screen
+            .lines()
+            .find(|line| line.contains(" rows "))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    let before = border(&screen);
+    let matrix = cell_of(&screen, "Weight matrix", "Weight matrix");
+    session.press(&sgr_wheel_down((matrix.0, matrix.1 + 3)));
+    session.press(&sgr_wheel_down((matrix.0, matrix.1 + 3)));
+    wait_for(
+        &session.output,
+        "the matrix scrolled",
+        |screen| border(screen) != before && !border(screen).is_empty(),
+        TIMEOUT,
+    );
+    session.press(CTRL_C);
+    session.assert_clean_exit();
+}
+
+#[test]
+fn no_mouse_leaves_the_mouse_to_the_terminal() {
+    let mut session = Session::launch(&["--no-mouse"]);
+    session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
+    session.press(CTRL_C);
+    session.assert_clean_exit();
+    let raw = lock(&session.output).raw.clone();
+    assert!(
+        rfind(&raw, b"\x1b[?1000h").is_none(),
+        "no mouse reports asked for"
+    );
 }
 
 /// Writes a safetensors file of one `rows × dims` float32 table named `embed_tokens.weight`,

@@ -144,6 +144,13 @@ impl App {
             let edited = self.handle_event_deferred(&escape, edited);
             return self.handle_event_deferred(&key, edited);
         }
+        if let Event::Mouse(mouse) = event {
+            let mut edited = edited;
+            for action in self.actions_for_mouse(mouse) {
+                edited = self.apply_deferred(action, edited);
+            }
+            return edited;
+        }
         let Some(action) = self.action_for_event(event) else {
             return edited;
         };

@@ -12,6 +12,7 @@ pub mod input;
 pub mod job;
 pub mod layer0;
 pub mod lesson;
+mod mouse;
 pub mod navigation;
 pub mod prompt;
 pub mod scan;
@@ -20,6 +21,7 @@ pub mod sources;
 #[cfg(test)]
 mod tests;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use ratatui::crossterm::event::KeyEvent;
@@ -36,6 +38,7 @@ use crate::core::tables::weights::{
 };
 use crate::core::text::sentence::Unread;
 use crate::core::text::vocabulary::{Token, VocabKind};
+use crate::hit_map::{HitMap, Target};
 use crate::lesson::Progress;
 use crate::theme::Theme;
 use crate::view_state::{Detail, HeadChoice, WideStyle, WideView};
@@ -162,6 +165,9 @@ pub struct App {
     /// Whether `e` asked for the screen to be written after the next draw.
     export_requested: bool,
     export_dir: PathBuf,
+    /// Where the last frame drew what the mouse can point at: written while drawing (the view
+    /// has only `&App`), read by the event handling. Not state `update` keeps.
+    hits: RefCell<HitMap>,
 }
 
 impl App {
@@ -213,6 +219,7 @@ impl App {
             background_layer0_from: options.background_layer0_from,
             export_requested: false,
             export_dir: options.export_dir,
+            hits: RefCell::default(),
         };
         app.derive();
         if options.lesson {
@@ -720,5 +727,15 @@ impl App {
     #[must_use]
     pub fn theme(&self) -> Theme {
         self.theme
+    }
+
+    /// Starts a frame's map of what the mouse can point at.
+    pub fn clear_hits(&self) {
+        self.hits.borrow_mut().clear();
+    }
+
+    /// Records, while drawing, that `target` is drawn on `area`.
+    pub fn record_hit(&self, area: ratatui::layout::Rect, target: Target) {
+        self.hits.borrow_mut().record(area, target);
     }
 }

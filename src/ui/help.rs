@@ -9,6 +9,7 @@ use super::vector::{display_width, pad};
 use crate::action::{BarEntry, Keep, Scope, bar_entries};
 use crate::app::{App, PromptKind};
 use crate::help::{self, COLUMN_WIDTH, HELP_WIDTH, HelpLine, KEYS_WIDTH};
+use crate::hit_map::{Scrollable, Target};
 use crate::theme::Theme;
 
 pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
@@ -75,10 +76,41 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
         };
         super::clear(right, buf, theme);
         Line::from(entry_spans(&entries, gap, theme)).render(right, buf);
+        record_entries(app, &entries, gap, right);
         return;
     }
+    let lead_width = u16::try_from(lead).unwrap_or(u16::MAX);
     spans.extend(entry_spans(&entries, gap, theme));
     Line::from(spans).render(area, buf);
+    let entries_area = Rect {
+        x: area.x.saturating_add(lead_width),
+        width: area.width.saturating_sub(lead_width),
+        ..area
+    };
+    record_entries(app, &entries, gap, entries_area);
+}
+
+/// Records where each entry was drawn in `area` (as [`entry_spans`] lays them out), so a click
+/// on it takes its action; in `←/→ step` the `→` takes the other action.
+fn record_entries(app: &App, entries: &[BarEntry], gap: usize, area: Rect) {
+    let mut x = usize::from(area.x);
+    for entry in entries {
+        let width = display_width(&entry.keys) + 1 + entry.words.len();
+        let spot = |from: usize, columns: usize| {
+            let from = u16::try_from(from).unwrap_or(u16::MAX);
+            let columns = u16::try_from(columns).unwrap_or(u16::MAX);
+            Rect::new(from, area.y, columns, 1).intersection(area)
+        };
+        app.record_hit(spot(x, width), Target::Entry(entry.action.clone()));
+        if let (Some(then), Some((first, other))) = (&entry.then, entry.keys.split_once('/')) {
+            let other_x = x + display_width(first) + 1;
+            app.record_hit(
+                spot(other_x, display_width(other)),
+                Target::Entry(then.clone()),
+            );
+        }
+        x += width + gap;
+    }
 }
 
 /// Columns the entries take with `gap` spaces between them (none after the last).
@@ -135,6 +167,8 @@ pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
     let height = u16::try_from(visible + 2).unwrap_or(u16::MAX);
     let popup = area.centered(Constraint::Length(popup_width), Constraint::Length(height));
     super::clear(popup, buf, theme);
+    app.record_hit(area, Target::Cover);
+    app.record_hit(popup, Target::Pane(Scrollable::Help));
     let block = super::pane(" Help · what the explorer shows ", true, theme);
     // Lines are counted from 1, as a reader counts them (rows and positions keep their ids).
     let block = super::with_range(

@@ -13,6 +13,7 @@ use super::vector::display_width;
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, Focus};
 use crate::core::text::vocabulary::copies_of;
+use crate::hit_map::Target;
 use crate::theme::CURRENT_MARKER;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
@@ -89,6 +90,7 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool) {
     let stop = tokens.get(last).map_or(text.len(), |token| {
         grapheme_end(&text, token.span.start).max(cursor)
     });
+    let base = cursor;
     let mut columns = 0;
     let mut current_end = 0;
     for (index, token) in tokens[first..last]
@@ -123,6 +125,35 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool) {
     // Scroll sideways so the current token is in view on long sentences.
     let hidden = current_end.saturating_sub(usize::from(inner.width));
     Paragraph::new(scrolled(&pieces, hidden)).render(inner, buf);
+    // Each token's columns as drawn (the same cuts between graphemes), for the mouse.
+    let mut at = base;
+    let mut column = 0;
+    for (index, token) in tokens[first..last]
+        .iter()
+        .enumerate()
+        .map(|(offset, token)| (first + offset, token))
+    {
+        let start = grapheme_end(&text, token.span.start).max(at);
+        let end = grapheme_end(&text, token.span.end).max(start);
+        column += display_width(&text[at..start]);
+        let (left, right) = (
+            column.max(hidden),
+            column + display_width(&text[start..end]),
+        );
+        if right > left {
+            let spot = Rect {
+                x: inner
+                    .x
+                    .saturating_add(u16::try_from(left - hidden).unwrap_or(u16::MAX)),
+                width: u16::try_from(right - left).unwrap_or(u16::MAX),
+                height: 1,
+                ..inner
+            };
+            app.record_hit(spot.intersection(inner), Target::Token(index));
+        }
+        column = right;
+        at = end;
+    }
 }
 
 /// Lines longer than this many bytes are drawn by the pane itself while typing. The text area

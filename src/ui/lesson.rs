@@ -1,7 +1,7 @@
 //! The lesson panel: progress, the question, then what the screen shows.
 
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Wrap;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::pane::TextPane;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
@@ -23,6 +23,36 @@ pub(super) fn build(app: &App, width: u16, compact: bool) -> Option<TextPane<'st
         Some(Wrap { trim: true }),
         width,
     ))
+}
+
+/// Where each answer offered now is drawn in a panel `width` columns wide: its first row and
+/// its rows inside the borders, and its number; none once the question is answered.
+pub(super) fn answer_rows(app: &App, width: u16, compact: bool) -> Vec<(u16, u16, usize)> {
+    let inner = width.saturating_sub(2).max(1);
+    let Some((_, lines)) = content(app, usize::from(inner), compact) else {
+        return Vec::new();
+    };
+    let Some(progress) = app.lesson().filter(|progress| !progress.revealed()) else {
+        return Vec::new();
+    };
+    let Some(choices) = progress.content().choices else {
+        return Vec::new();
+    };
+    let rows = |line: &Line<'static>| {
+        let count = Paragraph::new(line.clone())
+            .wrap(Wrap { trim: true })
+            .line_count(inner);
+        u16::try_from(count).unwrap_or(u16::MAX)
+    };
+    // Before it is answered the question comes first, then one line an answer.
+    let mut row = rows(&lines[0]);
+    let mut answers = Vec::new();
+    for (number, line) in (1..=choices.len()).zip(&lines[1..]) {
+        let height = rows(line);
+        answers.push((row, height, number));
+        row = row.saturating_add(height);
+    }
+    answers
 }
 
 /// The panel's title and lines, built once for measuring and drawing alike.

@@ -15,6 +15,7 @@ use super::vector::{
 };
 use crate::app::App;
 use crate::core::tables::block::ModelFamily;
+use crate::hit_map::{Scrollable, Target};
 use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, USED_MARKER};
 
 /// The widest a token's text may be in the matrix.
@@ -220,10 +221,24 @@ impl Pane for Matrix<'_> {
         }
         let block = super::with_range(block, "rows", &shown, model.rows(), theme);
         block.render(area, buf);
+        app.record_hit(area, Target::Pane(Scrollable::Matrix));
         if let Some(message) = super::generating(app) {
             message.render(inner, buf);
             return;
         }
         Paragraph::new(lines).render(inner, buf);
+        // Each row's lines, below the header, as drawn: a click on one goes to that row.
+        let lines_per_row = u16::try_from(lines_per_row).unwrap_or(u16::MAX);
+        let mut y = inner.y.saturating_add(u16::from(header));
+        for id in shown {
+            let row_area = Rect {
+                y,
+                height: lines_per_row,
+                ..inner
+            }
+            .intersection(inner);
+            app.record_hit(row_area, Target::Row(id));
+            y = y.saturating_add(lines_per_row);
+        }
     }
 }

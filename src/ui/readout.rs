@@ -16,10 +16,12 @@ use crate::core::tables::block::ModelFamily;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::TokenLookup;
 use crate::core::text::vocabulary::UNKNOWN;
+use crate::hit_map::{Scrollable, Target};
 use crate::view_state::Detail;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
+    app.record_hit(area, Target::Pane(Scrollable::Explanation));
     let block = super::pane(" What the layer returned ", false, theme);
     let inner = block.inner(area);
     let width = usize::from(inner.width).max(1);

@@ -9,6 +9,7 @@ use unicode_width::UnicodeWidthStr;
 use super::vector::{fit, window};
 use crate::app::App;
 use crate::core::text::vocabulary::{Token, copies_of};
+use crate::hit_map::Target;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// The longest a token's text may be in its chip.
@@ -70,6 +71,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let mut lines: Vec<Vec<Span>> = vec![Vec::new()];
     let mut line_width = 0;
     let mut current_line = 0;
+    // Each chip's token, line, column and width, for the mouse.
+    let mut placed = Vec::new();
     for (index, token) in app.tokens()[first..last]
         .iter()
         .enumerate()
@@ -98,6 +101,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if current {
             current_line = lines.len() - 1;
         }
+        placed.push((index, lines.len() - 1, line_width, chip_width));
         line_width += chip_width + 1;
         let line = lines.last_mut().expect("there is always a line");
         line.extend(chip);
@@ -111,6 +115,37 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .map(Line::from)
         .collect();
     Paragraph::new(text).render(inner, buf);
+    record_chips(app, &placed, &shown, inner);
+}
+
+/// Records where each chip on screen was drawn, so a click on one steps to its token.
+///
+/// `placed` holds each chip's token, line, column and width; `shown` the lines on screen.
+fn record_chips(
+    app: &App,
+    placed: &[(usize, usize, usize, usize)],
+    shown: &std::ops::Range<usize>,
+    inner: Rect,
+) {
+    for &(index, line, column, width) in placed {
+        let Some(row) = line
+            .checked_sub(shown.start)
+            .filter(|row| *row < shown.len())
+        else {
+            continue;
+        };
+        let spot = Rect {
+            x: inner
+                .x
+                .saturating_add(u16::try_from(column).unwrap_or(u16::MAX)),
+            y: inner
+                .y
+                .saturating_add(u16::try_from(row).unwrap_or(u16::MAX)),
+            width: u16::try_from(width).unwrap_or(u16::MAX),
+            height: 1,
+        };
+        app.record_hit(spot.intersection(inner), Target::Token(index));
+    }
 }
 
 fn chip(
