@@ -4,7 +4,8 @@ use std::io::{self, Write};
 
 use ndarray::ArrayView1;
 
-use super::table_rows;
+use super::for_each_table_row;
+use super::number::push_display;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 
 /// A CSV field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
@@ -22,14 +23,18 @@ fn csv_vector_header(out: &mut impl Write, prefix: &str, dims: usize) -> io::Res
 }
 
 /// A vector's cells, each after a comma: shortest round-tripping numbers, or empty cells.
-fn csv_vector(
-    out: &mut impl Write,
-    vector: Option<ArrayView1<f32>>,
-    dims: usize,
-) -> io::Result<()> {
+fn csv_vector(line: &mut Vec<u8>, vector: Option<ArrayView1<f32>>, dims: usize) {
     match vector {
-        Some(vector) => vector.iter().try_for_each(|value| write!(out, ",{value}")),
-        None => (0..dims).try_for_each(|_| write!(out, ",")),
+        Some(vector) => csv_numbers(line, vector.iter().copied()),
+        None => line.resize(line.len() + dims, b','),
+    }
+}
+
+/// Numbers, each after a comma, as `Display` writes them (shortest round-tripping digits).
+fn csv_numbers(line: &mut Vec<u8>, values: impl Iterator<Item = f32>) {
+    for value in values {
+        line.push(b',');
+        push_display(line, value);
     }
 }
 
@@ -44,18 +49,29 @@ pub(super) fn lookup_csv(
         csv_vector_header(out, prefix, dims)?;
     }
     writeln!(out)?;
+    let mut line = Vec::new();
     for lookup in lookups {
         let id = lookup.token.id.map(|id| id.to_string()).unwrap_or_default();
+        line.clear();
         write!(
-            out,
+            line,
             "{},{},{id}",
             lookup.token.position,
             csv_field(&lookup.token.text)
         )?;
-        csv_vector(out, lookup.token_vector.as_ref().map(|v| v.view()), dims)?;
-        csv_vector(out, lookup.position.vector(), dims)?;
-        csv_vector(out, lookup.input_vector.as_ref().map(|v| v.view()), dims)?;
-        writeln!(out)?;
+        csv_vector(
+            &mut line,
+            lookup.token_vector.as_ref().map(|v| v.view()),
+            dims,
+        );
+        csv_vector(&mut line, lookup.position.vector(), dims);
+        csv_vector(
+            &mut line,
+            lookup.input_vector.as_ref().map(|v| v.view()),
+            dims,
+        );
+        line.push(b'\n');
+        out.write_all(&line)?;
     }
     Ok(())
 }
@@ -64,14 +80,21 @@ pub(super) fn matrix_csv(model: &EmbeddingModel, out: &mut impl Write) -> io::Re
     write!(out, "id,token")?;
     csv_vector_header(out, "d", model.dims())?;
     writeln!(out)?;
-    for (id, row) in table_rows(model).enumerate() {
+    let mut line = Vec::new();
+    let mut written = Ok(());
+    for_each_table_row(model, |id, row| {
+        if written.is_err() {
+            return;
+        }
         let token = model
             .token_text(id)
             .map(|text| csv_field(&text))
             .unwrap_or_default();
-        write!(out, "{id},{token}")?;
-        csv_vector(out, Some(row.view()), model.dims())?;
-        writeln!(out)?;
-    }
-    Ok(())
+        line.clear();
+        let _ = write!(line, "{id},{token}");
+        csv_numbers(&mut line, row.iter().copied());
+        line.push(b'\n');
+        written = out.write_all(&line);
+    });
+    written
 }

@@ -1,12 +1,11 @@
 //! The JSON format: one report struct per subcommand, floats written shortest.
 
-use std::cell::Cell;
 use std::io::{self, Write};
 
-use serde::ser::SerializeStruct;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
-use super::table_rows;
+use super::for_each_table_row;
+use super::number::push_json;
 use crate::core::analysis::compare::Comparison;
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
@@ -76,55 +75,6 @@ struct TokenReport<'a> {
 /// What a report says when it wrote NaN or an infinity: JSON has no such numbers.
 pub(super) const NON_FINITE_AS_NULL: &str =
     "some values are NaN or infinite; JSON has no such numbers, so they are written as null";
-
-/// The weights as `matrix --format json` writes them, streamed: the token names and rows are
-/// read as they are written, never gathered, and a `warning` follows the rows when any value
-/// was NaN or infinite.
-struct MatrixReport<'a> {
-    model: &'a EmbeddingModel,
-    non_finite: Cell<bool>,
-}
-
-impl Serialize for MatrixReport<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let model = self.model;
-        let mut report = serializer.serialize_struct("MatrixReport", 4)?;
-        report.serialize_field("shape", &[model.rows(), model.dims()])?;
-        report.serialize_field("tokens", &model.tokenizer().map(|_| TokenNames(model)))?;
-        report.serialize_field("rows", &Rows(self))?;
-        if self.non_finite.get() {
-            report.serialize_field("warning", NON_FINITE_AS_NULL)?;
-        } else {
-            report.skip_field("warning")?;
-        }
-        report.end()
-    }
-}
-
-/// Every row's token text, in id order, as a JSON array written as it is read.
-struct TokenNames<'a>(&'a EmbeddingModel);
-
-impl Serialize for TokenNames<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let model = self.0;
-        serializer.collect_seq((0..model.rows()).map(|id| model.token_text(id).unwrap_or_default()))
-    }
-}
-
-/// Every row of the matrix, in id order, written as it is read; notes any non-finite value.
-struct Rows<'a, 'b>(&'a MatrixReport<'b>);
-
-impl Serialize for Rows<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let report = self.0;
-        serializer.collect_seq(table_rows(report.model).map(|row| {
-            if row.iter().any(|value| !value.is_finite()) {
-                report.non_finite.set(true);
-            }
-            row.to_vec()
-        }))
-    }
-}
 
 /// Whether any of the vectors holds NaN or an infinity.
 fn any_non_finite<'a>(vectors: impl IntoIterator<Item = &'a Vec<f32>>) -> bool {
@@ -232,13 +182,80 @@ pub(super) fn lookup_json(
     writeln!(out)
 }
 
+/// `matrix --format json`: `{shape, tokens, rows, warning?}` in the very text `serde_json`'s
+/// pretty printer writes (a test compares), streamed a row at a time through one line buffer:
+/// the numbers are nearly all of the output, and a serializer call per number most of its time.
+/// A `warning` follows the rows when any value was NaN or infinite.
 pub(super) fn matrix_json(model: &EmbeddingModel, out: &mut impl Write) -> io::Result<()> {
-    let report = MatrixReport {
-        model,
-        non_finite: Cell::new(false),
-    };
-    serde_json::to_writer_pretty(&mut *out, &report)?;
-    writeln!(out)
+    let mut line = Vec::new();
+    write!(
+        line,
+        "{{\n  \"shape\": [\n    {},\n    {}\n  ],\n  \"tokens\": ",
+        model.rows(),
+        model.dims()
+    )?;
+    if model.tokenizer().is_some() {
+        let names = (0..model.rows()).map(|id| model.token_text(id).unwrap_or_default());
+        json_items(&mut line, "  ", names, |line, name| {
+            serde_json::to_writer(line, &name).map_err(io::Error::from)
+        })?;
+    } else {
+        line.extend_from_slice(b"null");
+    }
+    line.extend_from_slice(b",\n  \"rows\": ");
+    out.write_all(&line)?;
+    let mut non_finite = false;
+    let mut written = Ok(());
+    let mut first = true;
+    for_each_table_row(model, |_, row| {
+        if written.is_err() {
+            return;
+        }
+        line.clear();
+        line.extend_from_slice(if first { b"[\n    " } else { b",\n    " });
+        first = false;
+        non_finite |= row.iter().any(|value| !value.is_finite());
+        let _ = json_items(&mut line, "    ", row.iter(), |line, &value| {
+            push_json(line, value);
+            Ok(())
+        });
+        written = out.write_all(&line);
+    });
+    written?;
+    line.clear();
+    line.extend_from_slice(if first { b"[]" } else { b"\n  ]" });
+    if non_finite {
+        line.extend_from_slice(b",\n  \"warning\": ");
+        serde_json::to_writer(&mut line, NON_FINITE_AS_NULL)?;
+    }
+    line.extend_from_slice(b"\n}\n");
+    out.write_all(&line)
+}
+
+/// A JSON array of `items` as `serde_json`'s pretty printer lays it out inside a value indented
+/// by `indent`: `[]` when empty, else one item a line, two spaces further in.
+fn json_items<T>(
+    line: &mut Vec<u8>,
+    indent: &str,
+    items: impl Iterator<Item = T>,
+    mut write_item: impl FnMut(&mut Vec<u8>, T) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut first = true;
+    for item in items {
+        line.extend_from_slice(if first { b"[\n" } else { b",\n" });
+        first = false;
+        line.extend_from_slice(indent.as_bytes());
+        line.extend_from_slice(b"  ");
+        write_item(line, item)?;
+    }
+    if first {
+        line.extend_from_slice(b"[]");
+    } else {
+        line.push(b'\n');
+        line.extend_from_slice(indent.as_bytes());
+        line.push(b']');
+    }
+    Ok(())
 }
 
 pub(super) fn compare_json(comparison: &Comparison, out: &mut impl Write) -> io::Result<()> {
@@ -311,4 +328,79 @@ pub(super) fn compare_json(comparison: &Comparison, out: &mut impl Write) -> io:
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::Array2;
+
+    use super::*;
+    use crate::core::tables::table::Table;
+    use crate::core::text::vocabulary::VocabKind;
+
+    /// `matrix --format json` as `serde_json` wrote it before the rows were written by hand.
+    #[derive(Serialize)]
+    struct Reference {
+        shape: [usize; 2],
+        tokens: Option<Vec<String>>,
+        rows: Vec<Vec<f32>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        warning: Option<&'static str>,
+    }
+
+    fn reference(model: &EmbeddingModel) -> String {
+        let rows: Vec<Vec<f32>> = (0..model.rows())
+            .map(|id| model.lookup(id).unwrap().to_vec())
+            .collect();
+        let report = Reference {
+            shape: [model.rows(), model.dims()],
+            tokens: model.tokenizer().map(|_| {
+                (0..model.rows())
+                    .map(|id| model.token_text(id).unwrap_or_default())
+                    .collect()
+            }),
+            warning: any_non_finite(&rows).then_some(NON_FINITE_AS_NULL),
+            rows,
+        };
+        serde_json::to_string_pretty(&report).unwrap() + "\n"
+    }
+
+    fn written(model: &EmbeddingModel) -> String {
+        let mut out = Vec::new();
+        matrix_json(model, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn matrix_json_is_serde_jsons_text() {
+        for model in [
+            EmbeddingModel::builtin(VocabKind::Seed, 123),
+            EmbeddingModel::builtin(VocabKind::Words, 7),
+            EmbeddingModel::shaped(5, 1, 8, 3).unwrap(),
+        ] {
+            assert_eq!(written(&model), reference(&model), "{}", model.label());
+        }
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            -3.0,
+            1e20,
+            1e-7,
+            f32::from_bits(1),
+            -f32::MIN_POSITIVE,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.337_370_2,
+        ];
+        let table = Array2::from_shape_vec((3, 4), special.to_vec()).unwrap();
+        let model = EmbeddingModel::new("special", None, Table::from(table), None);
+        let text = written(&model);
+        assert_eq!(text, reference(&model));
+        assert!(
+            text.contains("null,\n") && text.contains("\"warning\""),
+            "{text}"
+        );
+    }
 }

@@ -1,12 +1,13 @@
 //! The print subcommands (`lookup`, `matrix`, `compare`, `inspect`), one file per format.
 //!
 //! JSON and CSV write every float32 in its shortest form that parses back to the same float32
-//! (`serde_json` writes `f32` with `ryu`, CSV uses `f32`'s `Display`), so a script can compare
-//! values bit for bit with PyTorch. The table rounds to four decimals, as PyTorch prints.
+//! (JSON as `serde_json` writes `f32`, CSV as `f32`'s `Display`; both made by `zmij` in
+//! `number.rs`), so a script can compare values bit for bit with PyTorch. The table rounds to four decimals, as PyTorch prints.
 
 mod csv;
 mod json;
 mod layer0;
+mod number;
 mod screen;
 mod snippet;
 mod table;
@@ -14,7 +15,6 @@ mod table;
 use std::io::{self, BufWriter, Write};
 
 use anyhow::{Result, bail};
-use ndarray::Array1;
 
 use crate::cli::{CompareArgs, CompletionsArgs, Format, InspectArgs, LookupArgs, MatrixArgs};
 use crate::core::analysis::attention::Mask;
@@ -70,10 +70,19 @@ pub fn lookup(args: &LookupArgs, out: &mut impl Write) -> Result<()> {
 /// When the table cannot be built or writing fails.
 pub fn matrix(args: &MatrixArgs, out: &mut impl Write) -> Result<()> {
     let (model, _) = args.table.open(DEFAULT_CONTEXT_LENGTH)?;
-    write_or_stop(out, |out| match args.format {
-        Format::Table => matrix_table(&model, out),
-        Format::Json => matrix_json(&model, out),
-        Format::Csv => matrix_csv(&model, out),
+    write_matrix(&model, args.format, out)
+}
+
+/// Writes an opened model's weight matrix in `format`, buffered, as `matrix` does: what the
+/// printer benchmark times.
+///
+/// # Errors
+/// When writing fails (a closed pipe ends the output quietly).
+pub fn write_matrix(model: &EmbeddingModel, format: Format, out: &mut impl Write) -> Result<()> {
+    write_or_stop(out, |out| match format {
+        Format::Table => matrix_table(model, out),
+        Format::Json => matrix_json(model, out),
+        Format::Csv => matrix_csv(model, out),
     })
 }
 
@@ -180,9 +189,10 @@ fn seed_note(model: &EmbeddingModel) -> String {
     }
 }
 
-/// Every row of the weight matrix, in id order.
-fn table_rows(model: &EmbeddingModel) -> impl Iterator<Item = Array1<f32>> + '_ {
-    (0..model.rows()).filter_map(|id| model.lookup(id))
+/// Visits every row of the weight matrix in id order, without allocating a vector per row.
+fn for_each_table_row(model: &EmbeddingModel, visit: impl FnMut(usize, &[f32])) {
+    model.wait_until_ready();
+    model.token_table().for_each_row(visit);
 }
 
 /// The position scheme as the heading says it, with the learned table's reach.
