@@ -74,8 +74,8 @@ pub fn help_lines(width: usize) -> Vec<HelpLine> {
     }
     lines.push(HelpLine::Blank);
     lines.push(HelpLine::Heading("The mouse"));
-    let mouse = "Click a token or a word of the sentence to step to it, a row of the weight \
-                 matrix to go to it, a lesson's answer to give it, or a key in the bar below to \
+    let mouse = "Click a token or a word of the sentence to step to it (in compare mode a word \
+                 of A or B: its twin is marked), a row of the weight matrix to go to it, a lesson's answer to give it, or a key in the bar below to \
                  press it; the wheel scrolls the pane under the pointer. Shift+drag selects text \
                  as the terminal does; --no-mouse leaves the mouse to the terminal.";
     lines.extend(wrap(mouse, width.max(1)).into_iter().map(HelpLine::Text));

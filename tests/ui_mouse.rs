@@ -263,3 +263,36 @@ fn a_click_on_nothing_clickable_does_nothing() {
         }
     }
 }
+
+#[test]
+fn in_compare_mode_a_word_of_a_or_b_steps_to_it_and_its_twin_is_marked() {
+    for size in SIZES {
+        let mut app = app_with("fox bites the fox", VocabKind::Seed);
+        press(&mut app, &[KeyCode::Enter, KeyCode::Char('c')]);
+        let screen = frame(&mut app, size);
+        let half = size.0 / 2;
+        // B's `bites` (its position 2) is A's token 1.
+        let b_bites = find(&screen, "A1", "bites", half);
+        app.handle_event(&Event::Mouse(click_at(b_bites)));
+        assert_eq!(app.step(), 1, "{size:?}");
+        let screen = frame(&mut app, size);
+        let reversed = |at: (u16, u16)| {
+            screen[at]
+                .modifier
+                .contains(ratatui::style::Modifier::REVERSED)
+        };
+        let a_bites = find(&screen, "B2", "bites", 0);
+        assert!(reversed(a_bites), "{size:?}: the word of A marked");
+        assert!(reversed(b_bites), "{size:?}: its twin in B marked");
+        let b_the = find(&screen, "A2", "the", half);
+        assert!(!reversed(b_the), "{size:?}: only the twin");
+        // A's `the`, in the compare pane and in the sentence A above it.
+        let a_the = find(&screen, "B1", "the", 0);
+        app.handle_event(&Event::Mouse(click_at(a_the)));
+        assert_eq!(app.step(), 2, "{size:?}");
+        let screen = frame(&mut app, size);
+        let sentence_fox = find(&screen, " A fox bites the fox", "fox", 0);
+        app.handle_event(&Event::Mouse(click_at(sentence_fox)));
+        assert_eq!(app.step(), 0, "{size:?}");
+    }
+}

@@ -17,6 +17,7 @@ use crate::app::{App, RealLayer};
 use crate::core::analysis::compare::{Comparison, Wording};
 use crate::core::explain::claim::Verdict;
 use crate::core::explain::verdict::VectorMatch;
+use crate::hit_map::Target;
 use crate::theme::Theme;
 use crate::view_state::Detail;
 
@@ -195,6 +196,7 @@ impl Pane for Compare<'_> {
                     ));
                 }
                 Paragraph::new(lines).render(column, buf);
+                record_words(app, comparison, index, column, room);
             }
         }
         let findings = fitted(findings, summary, theme.muted());
@@ -202,6 +204,42 @@ impl Pane for Compare<'_> {
             .wrap(Wrap { trim: true })
             .render(summary, buf);
     }
+}
+
+/// Records each word's row of sentence `index` drawn in `column` (below its header, within
+/// `room` rows, the last kept for "more" when they do not all fit): a click on a word of A
+/// steps to it, on a word of B to its twin in A; a word of B without a twin takes no click.
+fn record_words(app: &App, comparison: &Comparison, index: usize, column: Rect, room: usize) {
+    let words = comparison.sentences[index].lookups.len();
+    let shown = if words + 1 > room {
+        room.saturating_sub(2)
+    } else {
+        words
+    };
+    for position in 0..shown {
+        let in_a = match index {
+            0 => Some(position),
+            _ => twin(comparison, 1, position),
+        };
+        let (Some(token), Ok(row)) = (in_a, u16::try_from(position + 1)) else {
+            continue;
+        };
+        let spot = Rect {
+            y: column.y.saturating_add(row),
+            height: 1,
+            ..column
+        };
+        app.record_hit(spot.intersection(column), Target::Token(token));
+    }
+}
+
+/// The twin in the other sentence of word `position` of sentence `index`: the same token.
+fn twin(comparison: &Comparison, index: usize, position: usize) -> Option<usize> {
+    let word = comparison.verdicts.words.iter().find(|word| match index {
+        0 => word.a == position,
+        _ => word.b == position,
+    })?;
+    Some(if index == 0 { word.b } else { word.a })
 }
 
 /// Rows of the longer sentence.
@@ -328,6 +366,12 @@ fn sentence_lines(
             Some(_) => ("≠", theme.used()),
             None => ("≠", theme.warning()),
         };
+        // The explorer's current word in A, and its twin in B, stand out (clicks step to them).
+        let current = match index {
+            0 => position == app.step(),
+            _ => word.is_some_and(|word| word.a == app.step()),
+        };
+        let style = if current { theme.current() } else { style };
         let link = partner.map_or_else(|| format!("no {other}"), |p| format!("{other}{p}"));
         let id = lookup
             .token
