@@ -169,7 +169,17 @@ pub(super) fn check_tokenizer_fits(
     rows: usize,
     token_name: &str,
 ) -> Option<String> {
-    match tokenizer.max_id() {
+    check_ids_fit(tokenizer.max_id(), path, rows, token_name)
+}
+
+/// [`check_tokenizer_fits`] for a tokenizer known only by its highest id.
+pub(super) fn check_ids_fit(
+    highest: Option<usize>,
+    path: &Path,
+    rows: usize,
+    token_name: &str,
+) -> Option<String> {
+    match highest {
         Some(highest) if highest >= rows => Some(format!(
             "{}: the tokenizer hands out ids up to {highest}, but the token table {token_name} \
              has only {rows} rows (ids 0 to {}); a token with a higher id has no row and is \

@@ -10,7 +10,7 @@ use ndarray::Array1;
 use super::detect::{GgufBert, GgufDetected, detect_gguf};
 use super::{GgufFile, metadata_tokenizer};
 use crate::core::files::OpenOptions;
-use crate::core::files::build::{LoadedTokenizer, check_tokenizer_fits};
+use crate::core::files::build::{LoadedTokenizer, check_ids_fit, check_tokenizer_fits};
 use crate::core::files::inspect::{Inspection, TensorSummary};
 use crate::core::files::locate::MAPPED;
 use crate::core::tables::block::{EmbeddingBlock, LayerNorm, ModelFamily, Precision};
@@ -35,7 +35,14 @@ pub(in crate::core::files) fn open_gguf(
     let path = file.path();
     let detected = detect_gguf(file, options)?;
     let (token, position, block, block_sentences) = read_tables(file, &detected)?;
-    let tokenizer = load_tokenizer(file, options, &token, &detected.token, &label)?;
+    let tokenizer = load_tokenizer(
+        file,
+        options,
+        &token,
+        &detected.token,
+        &label,
+        Build::Tokenizer,
+    )?;
 
     let mut detection: Vec<String> = found.into_iter().collect();
     detection.push(file_note(path, file));
@@ -153,12 +160,21 @@ fn read_tables(
 
 /// A `tokenizer.json` named on the command line or beside the file wins; otherwise the one the
 /// metadata describes, rebuilt. When that cannot be built the model still opens, by id.
+/// Whether the tokenizer itself is built, or only what it would be is said (`inspect`, which
+/// reads no text).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    Tokenizer,
+    Description,
+}
+
 fn load_tokenizer(
     file: &GgufFile,
     options: &OpenOptions,
     token: &Table,
     token_name: &str,
     label: &str,
+    build: Build,
 ) -> Result<LoadedTokenizer> {
     if let Some(path) = options.tokenizer.clone().or_else(|| beside(file.path())) {
         let tokenizer = TextTokenizer::from_file(&path)?;
@@ -175,14 +191,18 @@ fn load_tokenizer(
         });
     }
     let rebuilt = metadata_tokenizer(file).and_then(|built| {
-        let tokenizer = built.build(label)?;
-        let warning = check_tokenizer_fits(&tokenizer, file.path(), token.rows(), token_name);
+        let tokenizer = match build {
+            Build::Tokenizer => Some(built.build(label)?),
+            Build::Description => None,
+        };
+        let highest = built.tokens.checked_sub(1);
+        let warning = check_ids_fit(highest, file.path(), token.rows(), token_name);
         Ok((tokenizer, built.summary, warning))
     });
     Ok(match rebuilt {
         Ok((tokenizer, summary, warning)) => LoadedTokenizer {
             sentence: format!("tokenizer: {summary}, rebuilt from the file's metadata"),
-            tokenizer: Some(tokenizer),
+            tokenizer,
             warning,
             missing: None,
         },
@@ -219,7 +239,14 @@ pub(in crate::core::files) fn inspect_gguf(
         let (token, _, _, block_sentences) = read_tables(file, &detected)?;
         let label = gguf_label(path);
         let options = OpenOptions::default();
-        let tokenizer = load_tokenizer(file, &options, &token, &detected.token, &label);
+        let tokenizer = load_tokenizer(
+            file,
+            &options,
+            &token,
+            &detected.token,
+            &label,
+            Build::Description,
+        );
         Ok((detected, block_sentences, tokenizer))
     });
     match found {

@@ -45,6 +45,8 @@ pub struct MetadataTokenizer {
     pub json: String,
     /// What was built, such as `byte-level BPE (gpt2, pre-tokenizer smollm), 49152 tokens`.
     pub summary: String,
+    /// How many tokens it holds (ids 0 up to one less).
+    pub tokens: usize,
 }
 
 impl MetadataTokenizer {
@@ -397,6 +399,7 @@ fn byte_level_bpe(
         "model": model,
     });
     Ok(MetadataTokenizer {
+        tokens: vocab.tokens.len(),
         json: tokenizer.to_string(),
         summary: format!(
             "byte-level BPE (tokenizer.ggml.model gpt2, pre-tokenizer {name}), {} tokens, {} \
@@ -478,6 +481,7 @@ fn sentencepiece(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
         "model": model,
     });
     Ok(MetadataTokenizer {
+        tokens: vocab.tokens.len(),
         json: tokenizer.to_string(),
         summary: format!(
             "SentencePiece BPE (tokenizer.ggml.model llama), {} tokens, {} merges derived from \
@@ -527,6 +531,7 @@ fn gemma4(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
         "model": model,
     });
     Ok(MetadataTokenizer {
+        tokens: vocab.tokens.len(),
         json: tokenizer.to_string(),
         summary: format!(
             "SentencePiece-style BPE (tokenizer.ggml.model gemma4), {} tokens, {} merges",

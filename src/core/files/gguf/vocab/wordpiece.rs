@@ -111,6 +111,7 @@ pub(super) fn build(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer>
         },
     });
     Ok(MetadataTokenizer {
+        tokens: spelling.len(),
         json: tokenizer.to_string(),
         summary: format!(
             "WordPiece (tokenizer.ggml.model bert), {} tokens{}{}",
