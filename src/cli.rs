@@ -190,6 +190,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Print a Python script that reproduces these numbers in PyTorch (what `y` copies).
     Snippet(SnippetArgs),
+    /// Print the rows of the whole table nearest one row by cosine, exactly, as the
+    /// similarity pane finds them.
+    Nearest(NearestArgs),
     /// Print a shell's completion script for embedlens (see the README for where it goes).
     Completions(CompletionsArgs),
 }
@@ -281,9 +284,52 @@ pub struct AttentionArgs {
     /// How the output is written.
     #[arg(long, value_enum, default_value_t = AttentionFormat::Table)]
     pub format: AttentionFormat,
+    /// Write one line on standard error with each stage's time (open, norm, projections,
+    /// heads, print).
+    #[arg(long)]
+    pub timings: bool,
     /// The model (required: `--model PATH`).
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+/// Arguments of `embedlens nearest`.
+#[derive(Debug, clap::Args)]
+pub struct NearestArgs {
+    /// The word whose row the scan starts from, read with the table's tokenizer as one token.
+    #[arg(required_unless_present = "id", conflicts_with = "id")]
+    pub word: Option<String>,
+    /// The row's id instead of a word.
+    #[arg(long)]
+    pub id: Option<usize>,
+    /// Add this scheme's position vector (at --at) to the row first: the input vector, as the
+    /// similarity pane's second list.
+    #[arg(long, value_parser = positions_parser(), default_value = "none")]
+    pub positions: PositionScheme,
+    /// The position whose vector is added (default 0).
+    #[arg(long, requires = "positions")]
+    pub at: Option<usize>,
+    /// How many rows to print, nearest first (1 to 1,000).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub top: u16,
+    /// How the output is written.
+    #[arg(long, value_enum, default_value_t = NearestFormat::Table)]
+    pub format: NearestFormat,
+    /// Write one line on standard error with each stage's time (open, scan, print).
+    #[arg(long)]
+    pub timings: bool,
+    /// The table to scan.
+    #[command(flatten)]
+    pub table: TableArgs,
+}
+
+/// Output formats of `embedlens nearest`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NearestFormat {
+    /// Rank, id, token and cosine to four decimals.
+    Table,
+    /// JSON with each cosine as the float64 the scan computed.
+    Json,
 }
 
 /// Which heads `embedlens attention` prints.

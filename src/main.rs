@@ -24,7 +24,10 @@ fn main() -> ExitCode {
             embedlens::print::compare(compare, &mut std::io::stdout())
         }
         Some(Command::Attention(attention)) => {
-            embedlens::print::attention(attention, &mut std::io::stdout())
+            embedlens::print::attention(attention, &mut std::io::stdout(), &mut std::io::stderr())
+        }
+        Some(Command::Nearest(nearest)) => {
+            embedlens::print::nearest(nearest, &mut std::io::stdout(), &mut std::io::stderr())
         }
         Some(Command::Inspect(inspect)) => {
             embedlens::print::inspect(inspect, &mut std::io::stdout())

@@ -790,3 +790,80 @@ fn trained_vocabulary_prints_the_models_own_rows() {
         "{text}"
     );
 }
+
+#[test]
+fn nearest_lists_the_rows_nearest_a_words_row_as_the_pane_does() {
+    let table = stdout_of(&["nearest", "fox"]);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Nearest rows to 'fox' (id 2) among all 6 rows, by cosine over all 3 dims, exact \
+         (seed vocabulary, 6x3 weights):"
+    );
+    assert_eq!(lines[2], "rank  id  token  cosine");
+    assert_eq!(lines[3], "   1   2  fox    1.0000");
+    assert_eq!(lines[4], "   2   0  the    0.9087");
+    assert_eq!(lines.len(), 8, "{table}");
+    // The same rows from the id, and --top.
+    let by_id = stdout_of(&["nearest", "--id", "2", "--top", "2"]);
+    assert_eq!(by_id.lines().nth(4), Some(lines[4]));
+    assert_eq!(by_id.lines().count(), 5);
+}
+
+/// `nearest` from the trained row of "cat" plus its learned position vector at the position
+/// that follows.
+const CAT_AT_POSITION: &[&str] = &[
+    "nearest",
+    "--vocab",
+    "trained",
+    "cat",
+    "--positions",
+    "learned",
+    "--at",
+];
+
+#[test]
+fn nearest_json_gives_the_input_vectors_rows_with_float64_cosines() {
+    let json = json_of(&[CAT_AT_POSITION, &["3", "--top", "3", "--format", "json"]].concat());
+    assert_eq!(json["query"]["text"], "cat");
+    assert_eq!(json["query"]["positions"], "learned");
+    assert_eq!(json["query"]["at"], 3);
+    let nearest = json["nearest"].as_array().unwrap();
+    assert_eq!(nearest.len(), 3);
+    assert_eq!(nearest[0]["token"], "cat");
+    let cosines: Vec<f64> = nearest
+        .iter()
+        .map(|row| row["cosine"].as_f64().unwrap())
+        .collect();
+    // Position 3's vector is added, so even the word's own row is not at cosine 1.
+    assert!(cosines[0] < 1.0 && cosines.windows(2).all(|pair| pair[0] >= pair[1]));
+    let plain = json_of(&["nearest", "--vocab", "trained", "cat", "--format", "json"]);
+    let own = plain["nearest"][0]["cosine"].as_f64().unwrap();
+    assert!((own - 1.0).abs() < 1e-12, "{own}");
+    assert!(plain["query"].get("at").is_none());
+}
+
+#[test]
+fn nearest_refuses_what_it_cannot_scan() {
+    let two = stderr_of_failure(&["nearest", "--vocab", "words", "the fox"]);
+    assert!(
+        two.contains("\"the fox\" is 2 tokens (the, fox): nearest starts from one row"),
+        "{two}"
+    );
+    let unknown = stderr_of_failure(&["nearest", "--vocab", "words", "zzyzzx"]);
+    assert!(
+        unknown.contains("\"zzyzzx\" is not in the words vocabulary"),
+        "{unknown}"
+    );
+    let far = stderr_of_failure(&["nearest", "--id", "6"]);
+    assert!(far.contains("id 6 has no row"), "{far}");
+    let beyond = stderr_of_failure(&[CAT_AT_POSITION, &["9999"]].concat());
+    assert!(
+        beyond.contains("position 9999 is beyond the context length"),
+        "{beyond}"
+    );
+    for bad in [["--top", "0"], ["--top", "1001"]] {
+        let error = stderr_of_failure(&["nearest", "fox", bad[0], bad[1]]);
+        assert!(error.contains("--top"), "{error}");
+    }
+}

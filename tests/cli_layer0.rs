@@ -372,3 +372,78 @@ fn compare_with_a_bert_gguf_file_shows_the_claim_on_its_own_layer() {
     );
     assert!(table.contains("with its position information, the outputs differ, by up to"));
 }
+
+/// Whether `line` is `timings: ` then each of `stages` as `NAME N.NNN ms`, in order, then the
+/// total: the shape of the line, never the times themselves.
+fn is_timings_line(line: &str, stages: &[&str]) -> bool {
+    let Some(rest) = line.strip_prefix("timings: ") else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split(", ").collect();
+    let names = stages.iter().copied().chain(["total"]);
+    parts.len() == stages.len() + 1
+        && parts.iter().zip(names).all(|(part, name)| {
+            let Some(time) = part
+                .strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix(' '))
+                .and_then(|rest| rest.strip_suffix(" ms"))
+            else {
+                return false;
+            };
+            let (whole, millis) = time.split_once('.').unwrap_or((time, ""));
+            !whole.is_empty()
+                && millis.len() == 3
+                && whole
+                    .chars()
+                    .chain(millis.chars())
+                    .all(|c| c.is_ascii_digit())
+        })
+}
+
+#[test]
+fn attention_timings_is_one_line_on_stderr_naming_each_stage() {
+    let args = [
+        "attention",
+        "--model",
+        &path("bert"),
+        "the dog",
+        "--timings",
+    ];
+    let output = run(&args);
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        is_timings_line(lines[0], &["open", "norm", "projections", "heads", "print"]),
+        "{stderr}"
+    );
+    // The output itself is what it is without --timings.
+    let without = stdout_of(&args[..4]);
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), without);
+}
+
+#[test]
+fn nearest_scans_a_models_own_table_and_times_it() {
+    let output = run(&[
+        "nearest",
+        "--model",
+        &path("bert"),
+        "--id",
+        "3",
+        "--timings",
+    ]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        is_timings_line(stderr.trim_end(), &["open", "scan", "print"]),
+        "{stderr}"
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    let first = table.lines().nth(3).unwrap();
+    assert!(
+        first.starts_with("   1  ") && first.ends_with("  1.0000"),
+        "{table}"
+    );
+    assert!(table.lines().nth(3).unwrap().contains(" 3 "), "{table}");
+}

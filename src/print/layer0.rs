@@ -7,6 +7,7 @@ use anyhow::{Result, anyhow, bail};
 use serde::Serialize;
 
 use super::json::NON_FINITE_AS_NULL;
+use super::timings::Stopwatch;
 use super::write_or_stop;
 use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
 use crate::core::analysis::layer0::{Layer0, Layer0Run};
@@ -16,12 +17,18 @@ use crate::core::tables::weights::EmbeddingModel;
 use crate::core::text::printable::printable;
 
 /// Prints the model's own layer 0 for a sentence: each chosen head's weights and context, and
-/// each token's output (all heads' contexts side by side, before the output projection).
+/// each token's output (all heads' contexts side by side, before the output projection); with
+/// `--timings`, one line on `timings` with each stage's time.
 ///
 /// # Errors
 /// When no model is given, the model has no usable layer 0 (the message says why), a token
 /// has no id, a head does not exist, or writing fails.
-pub fn attention(args: &AttentionArgs, out: &mut impl Write) -> Result<()> {
+pub fn attention(
+    args: &AttentionArgs,
+    out: &mut impl Write,
+    timings: &mut impl Write,
+) -> Result<()> {
+    let mut stopwatch = Stopwatch::start();
     let Some(Opened {
         path,
         model,
@@ -56,12 +63,21 @@ pub fn attention(args: &AttentionArgs, out: &mut impl Write) -> Result<()> {
             layer.heads() - 1
         ),
     };
-    let run = layer.run(&ids, !args.no_positions)?;
+    stopwatch.lap("open");
+    let (run, times) = layer.run_timed(&ids, !args.no_positions)?;
+    stopwatch.add("norm", times.norm);
+    stopwatch.add("projections", times.projections);
+    stopwatch.add("heads", times.heads);
     let texts: Vec<String> = tokens.iter().map(|token| token.text.clone()).collect();
     write_or_stop(out, |out| match args.format {
         AttentionFormat::Json => attention_json(&model, &layer, &run, &texts, &heads, out),
         AttentionFormat::Table => attention_table(&model, &layer, &run, &texts, &heads, out),
-    })
+    })?;
+    stopwatch.lap("print");
+    if args.timings {
+        writeln!(timings, "{}", stopwatch.line())?;
+    }
+    Ok(())
 }
 
 fn family(layer: &Layer0) -> String {

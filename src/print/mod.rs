@@ -1,4 +1,5 @@
-//! The print subcommands (`lookup`, `matrix`, `compare`, `inspect`), one file per format.
+//! The print subcommands (`lookup`, `matrix`, `compare`, `inspect`, `attention`, `nearest`),
+//! one file per format.
 //!
 //! JSON and CSV write every float32 in its shortest form that parses back to the same float32
 //! (JSON as `serde_json` writes `f32`, CSV as `f32`'s `Display`; both made by `zmij` in
@@ -7,10 +8,12 @@
 mod csv;
 mod json;
 mod layer0;
+mod nearest;
 mod number;
 mod screen;
 mod snippet;
 mod table;
+mod timings;
 
 use std::io::{self, BufWriter, Write};
 
@@ -24,6 +27,7 @@ use crate::core::tables::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel, Table
 use csv::{lookup_csv, matrix_csv};
 use json::{compare_json, lookup_json, matrix_json};
 pub use layer0::attention;
+pub use nearest::nearest;
 pub use screen::{draw_after_keys, export, parse_keys};
 pub use snippet::snippet;
 use table::{compare_table, lookup_table, matrix_table};
@@ -230,7 +234,10 @@ mod tests {
             Command::Matrix(matrix_args) => matrix(&matrix_args, &mut out)?,
             Command::Inspect(inspect_args) => inspect(&inspect_args, &mut out)?,
             Command::Compare(compare_args) => compare(&compare_args, &mut out)?,
-            Command::Attention(attention_args) => attention(&attention_args, &mut out)?,
+            Command::Attention(attention_args) => {
+                attention(&attention_args, &mut out, &mut io::sink())?;
+            }
+            Command::Nearest(nearest_args) => nearest(&nearest_args, &mut out, &mut io::sink())?,
             Command::Export(export_args) => export(&export_args)?,
             Command::Completions(completions_args) => completions(&completions_args, &mut out)?,
             Command::Snippet(snippet_args) => snippet(&snippet_args, &mut out)?,

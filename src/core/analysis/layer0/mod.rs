@@ -33,6 +33,7 @@ pub mod rotary;
 pub mod source;
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use ndarray::Array2;
@@ -173,6 +174,17 @@ pub struct Layer0 {
     notes: Vec<String>,
 }
 
+/// How long each stage of [`Layer0::run_timed`] took.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StageTimes {
+    /// The input vectors: the rows looked up, positions added, the input norm applied.
+    pub norm: Duration,
+    /// The query, key and value projections, with the heads' norms and RoPE's rotation.
+    pub projections: Duration,
+    /// Every head's scores, weights and context, gathered into the outputs.
+    pub heads: Duration,
+}
+
 /// Layer 0 run over one sentence.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layer0Run {
@@ -280,10 +292,22 @@ impl Layer0 {
     ///
     /// # Errors
     /// When there are no tokens, more than [`Layer0::token_limit`], or an id has no row.
+    pub fn run(&self, ids: &[usize], with_positions: bool) -> Result<Layer0Run> {
+        self.run_timed(ids, with_positions).map(|(run, _)| run)
+    }
+
+    /// [`Layer0::run`], with the time each stage took (what `attention --timings` prints).
+    ///
+    /// # Errors
+    /// As [`Layer0::run`].
     ///
     /// # Panics
     /// Never: the arrays it slices are made here with the widths it slices them by.
-    pub fn run(&self, ids: &[usize], with_positions: bool) -> Result<Layer0Run> {
+    pub fn run_timed(
+        &self,
+        ids: &[usize],
+        with_positions: bool,
+    ) -> Result<(Layer0Run, StageTimes)> {
         if ids.is_empty() {
             bail!("layer 0 needs at least one token");
         }
@@ -294,9 +318,12 @@ impl Layer0 {
         if let Some(&id) = ids.iter().find(|&&id| id >= rows) {
             bail!("id {id} has no row: the token table has {rows} rows");
         }
+        let started = Instant::now();
         let Some(inputs) = self.input.vectors(ids, with_positions) else {
             bail!("a position past the model's position table");
         };
+        let norm = started.elapsed();
+        let started = Instant::now();
         let flat = inputs.as_slice().expect("a fresh array is contiguous");
         let [mut queries, mut keys, values] =
             linear::apply_all([&self.query, &self.key, &self.value], flat);
@@ -316,6 +343,8 @@ impl Layer0 {
                 rope.rotate_heads(vector, dims, position);
             }
         }
+        let projections = started.elapsed();
+        let started = Instant::now();
         let heads = attend(
             &queries,
             &keys,
@@ -332,13 +361,19 @@ impl Layer0 {
                 .slice_mut(ndarray::s![.., head * dims..(head + 1) * dims])
                 .assign(&result.context);
         }
-        Ok(Layer0Run {
+        let times = StageTimes {
+            norm,
+            projections,
+            heads: started.elapsed(),
+        };
+        let run = Layer0Run {
             with_positions,
             ids: ids.to_vec(),
             inputs,
             heads,
             outputs,
-        })
+        };
+        Ok((run, times))
     }
 
     /// Every query head's score between two copies of the token `id`, a key `distance`
