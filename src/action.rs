@@ -107,6 +107,33 @@ pub enum Action {
     Export,
     /// What writing the screen did, for the status line.
     Exported(String),
+    /// Open the overlay with the Python script for what is on screen, and copy it to the
+    /// clipboard (the run loop writes it to the terminal after the next draw).
+    ShowSnippet,
+    /// Scroll the snippet overlay by a number of lines (negative: up).
+    ScrollSnippet(isize),
+    /// Write the snippet to `embedlens-snippet.py` (or the next free name).
+    SaveSnippet,
+    /// Close the snippet overlay.
+    CloseSnippet,
+    /// What writing the snippet to the clipboard did.
+    SnippetCopied(Result<(), String>),
+}
+
+impl Action {
+    /// Whether the action belongs to the snippet overlay (`y`): opening it, scrolling, saving,
+    /// closing, or what copying it did.
+    #[must_use]
+    pub fn is_snippet(&self) -> bool {
+        matches!(
+            self,
+            Self::ShowSnippet
+                | Self::ScrollSnippet(_)
+                | Self::SaveSnippet
+                | Self::CloseSnippet
+                | Self::SnippetCopied(_)
+        )
+    }
 }
 
 /// Where a binding applies.
@@ -124,6 +151,8 @@ pub enum Scope {
     Prompt,
     /// While the guided lesson is running.
     Lesson,
+    /// While the snippet overlay is open.
+    Snippet,
 }
 
 /// A key the table matches: a key code and the modifiers it needs.
@@ -380,6 +409,7 @@ static BINDINGS: &[Binding] = &[
     b(S::Prompt, &[plain(K::Enter)], A::PromptSubmit, "find or go", bar("go")),
     b(S::Prompt, &[plain(K::Esc)], A::PromptCancel, "cancel", bar("cancel")),
     b(S::Explorer, &[ch('e')], A::Export, "export the screen: SVG, HTML and text", None),
+    b(S::Explorer, &[ch('y')], A::ShowSnippet, "PyTorch snippet of this view, copied", None),
     b(S::Explorer, &[ch('i'), plain(K::Tab)], A::FocusInput, "back to the input to type", bar("edit")),
     b(S::Explorer, &[plain(K::Esc)], A::Back, "back: close the pane, then compare mode", None),
     b(S::Explorer, &[ch('?')], A::ToggleHelp, "help", bar("help")),
@@ -392,6 +422,16 @@ static BINDINGS: &[Binding] = &[
     b(S::Help, &[plain(K::Home)], A::ScrollHelp(isize::MIN), "top of the help", None),
     b(S::Help, &[plain(K::End)], A::ScrollHelp(isize::MAX), "end of the help", None),
     b(S::Help, &[ch('q')], A::Quit, "quit", bar("quit")),
+    b(S::Snippet, &[plain(K::Esc), ch('y')], A::CloseSnippet, "close the snippet", bar("close")),
+    b(S::Snippet, &[ch('w')], A::SaveSnippet, "write embedlens-snippet.py (or -2, -3…)", bar("write file")),
+    b(S::Snippet, &[plain(K::Up), ch('k')], A::ScrollSnippet(-1), "scroll the snippet up", bar_with(A::ScrollSnippet(1), "scroll")),
+    b(S::Snippet, &[plain(K::Down), ch('j')], A::ScrollSnippet(1), "scroll the snippet down", None),
+    b(S::Snippet, &[plain(K::PageUp)], A::ScrollSnippet(-HELP_PAGE), "scroll the snippet a page up", None),
+    b(S::Snippet, &[plain(K::PageDown), ch(' ')], A::ScrollSnippet(HELP_PAGE), "scroll the snippet a page down", None),
+    b(S::Snippet, &[plain(K::Home)], A::ScrollSnippet(isize::MIN), "top of the snippet", None),
+    b(S::Snippet, &[plain(K::End)], A::ScrollSnippet(isize::MAX), "end of the snippet", None),
+    b(S::Snippet, &[ch('?')], A::ToggleHelp, "help", bar("help")),
+    b(S::Snippet, &[ch('q')], A::Quit, "quit", bar("quit")),
     b(S::Anywhere, &[plain(K::F(1))], A::ToggleHelp, "help, even while typing", bar("help")),
     b(S::Anywhere, &[ctrl('c')], A::Quit, "quit from anywhere", bar("quit")),
 ];
@@ -643,12 +683,13 @@ mod tests {
     }
 
     /// Every state the keyboard can be in (`Anywhere` is not one: it is part of each).
-    const KEYBOARD_SCOPES: [Scope; 5] = [
+    const KEYBOARD_SCOPES: [Scope; 6] = [
         Scope::Input,
         Scope::Explorer,
         Scope::Help,
         Scope::Prompt,
         Scope::Lesson,
+        Scope::Snippet,
     ];
 
     #[test]
@@ -767,7 +808,13 @@ mod tests {
     fn f1_opens_help_everywhere_and_esc_never_quits() {
         let f1 = press(KeyCode::F(1));
         let esc = press(KeyCode::Esc);
-        for scope in [Scope::Input, Scope::Explorer, Scope::Prompt, Scope::Lesson] {
+        for scope in [
+            Scope::Input,
+            Scope::Explorer,
+            Scope::Prompt,
+            Scope::Lesson,
+            Scope::Snippet,
+        ] {
             assert_eq!(action_for_key(f1, scope), Some(Action::ToggleHelp));
             assert_ne!(action_for_key(esc, scope), Some(Action::Quit), "{scope:?}");
         }

@@ -46,6 +46,7 @@ pub fn help_lines(width: usize) -> Vec<HelpLine> {
         (Scope::Input, "While typing"),
         (Scope::Explorer, "While exploring"),
         (Scope::Lesson, "In the lesson"),
+        (Scope::Snippet, "In the PyTorch snippet (y)"),
         (Scope::Help, "In this help"),
         (Scope::Anywhere, "Anywhere"),
     ] {

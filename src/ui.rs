@@ -18,6 +18,7 @@ mod position_table;
 mod readout;
 mod signature;
 mod similarity;
+mod snippet;
 mod tokens;
 pub mod vector;
 
@@ -130,6 +131,18 @@ impl Widget for &App {
             None => render_readout(self, readout_area, buf),
         }
         help::render_bar(self, bar_area, buf);
+        if let Some(overlay) = self.snippet() {
+            // Over everything but the help bar, which says how to scroll, save and close it.
+            let [above_bar, _] = area.layout(&Layout::vertical([
+                Constraint::Fill(1),
+                Constraint::Length(1),
+            ]));
+            snippet::SnippetView {
+                overlay,
+                theme: self.theme(),
+            }
+            .render(above_bar, buf);
+        }
         if self.help_open() {
             // Over everything but the help bar, which keeps saying how to scroll and close it.
             let [above_bar, _] = area.layout(&Layout::vertical([
@@ -406,6 +419,24 @@ fn with_range<'a>(
 }
 
 /// A bordered pane whose border shows whether it has the keyboard.
+/// A scrolled text's frame saying which of its lines show: `visible` from index `first`,
+/// counted from 1 as a reader counts them (rows and positions keep their ids).
+fn with_lines(
+    block: Block<'_>,
+    first: usize,
+    visible: usize,
+    total: usize,
+    theme: Theme,
+) -> Block<'_> {
+    with_range(
+        block,
+        "lines",
+        &(first + 1..first + visible + 1),
+        total,
+        theme,
+    )
+}
+
 fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: Theme) -> Block<'a> {
     let block = Block::bordered()
         .border_type(BorderType::Rounded)

@@ -1334,3 +1334,57 @@ fn e_writes_the_screen_in_a_real_terminal_and_never_overwrites() {
     session.assert_clean_exit();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Standard base64 (with `=` padding) decoded, as OSC 52 carries the clipboard's text.
+fn base64_decode(text: &[u8]) -> Vec<u8> {
+    let value = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("{c} is not base64"),
+        }
+    };
+    let mut bytes = Vec::new();
+    for chunk in text.chunks(4) {
+        let digits: Vec<u8> = chunk.iter().copied().filter(|&c| c != b'=').collect();
+        let bits =
+            digits.iter().fold(0u32, |bits, &c| (bits << 6) | value(c)) << (6 * (4 - digits.len()));
+        let count = digits.len().saturating_sub(1);
+        bytes.extend_from_slice(&bits.to_be_bytes()[1..=count]);
+    }
+    bytes
+}
+
+#[test]
+fn y_copies_the_snippet_to_the_clipboard_with_osc_52() {
+    let mut session = Session::launch(&["fox bites the fox"]);
+    session.wait_for_text("Weight matrix");
+    session.press(ENTER);
+    session.press(b"p");
+    session.wait_for_text("with learned positions");
+    session.press(b"y");
+    session.wait_for_text("Copied to the clipboard (OSC 52)");
+    let raw = lock(&session.output).raw.clone();
+    let start = rfind(&raw, b"\x1b]52;c;").expect("an OSC 52 sequence was written") + 7;
+    let length = raw[start..]
+        .windows(2)
+        .position(|pair| pair == b"\x1b\\")
+        .expect("the sequence ends with ST");
+    let copied = base64_decode(&raw[start..start + length]);
+    let printed = std::process::Command::new(env!("CARGO_BIN_EXE_embedlens"))
+        .args(["snippet", "fox bites the fox", "--positions", "learned"])
+        .output()
+        .expect("embedlens snippet runs");
+    assert_eq!(
+        String::from_utf8(copied).unwrap(),
+        String::from_utf8(printed.stdout).unwrap(),
+        "the clipboard gets the script embedlens snippet prints"
+    );
+    session.press(b"\x1b");
+    session.wait_for_text("EXPLORE");
+    session.press(b"q");
+    session.assert_clean_exit();
+}

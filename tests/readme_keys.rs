@@ -15,6 +15,7 @@ fn place(scope: Scope) -> &'static str {
         Scope::Help => "help",
         Scope::Prompt => "finding",
         Scope::Lesson => "lesson",
+        Scope::Snippet => "snippet",
     }
 }
 
@@ -73,6 +74,7 @@ fn the_readme_names_no_key_the_program_does_not_bind_there() {
             Scope::Help,
             Scope::Prompt,
             Scope::Lesson,
+            Scope::Snippet,
         ]
         .into_iter()
         .find(|&scope| place(scope) == where_) else {

@@ -4,7 +4,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use ratatui::DefaultTerminal;
+use ratatui::crossterm::clipboard::CopyToClipboard;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::execute;
 
 use super::App;
 use super::input::Input;
@@ -39,6 +41,19 @@ impl App {
         self.update(Action::Resize(size.width, size.height));
         while self.running {
             let frame = terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
+            if let Some(script) = self.clipboard_request() {
+                // After the frame that says it is copying: OSC 52 asks the terminal to put the
+                // script on the clipboard (a terminal without it ignores the sequence).
+                let script = script.to_owned();
+                let copied = execute!(
+                    terminal.backend_mut(),
+                    CopyToClipboard::to_clipboard_from(script)
+                );
+                self.update(Action::SnippetCopied(
+                    copied.map_err(|error| error.to_string()),
+                ));
+                continue;
+            }
             if self.export_requested() {
                 // The very cells just drawn, at the terminal's size.
                 let written =
@@ -217,6 +232,7 @@ impl App {
             self.nav.focus,
         ) {
             (true, _, _, _) => Scope::Help,
+            (false, _, _, _) if self.snippet.is_some() => Scope::Snippet,
             (false, Some(_), _, _) => Scope::Prompt,
             (false, None, Some(_), _) => Scope::Lesson,
             (false, None, None, Focus::Input) => Scope::Input,

@@ -17,6 +17,7 @@ pub mod navigation;
 pub mod prompt;
 pub mod scan;
 pub mod settings;
+pub mod snippet;
 pub mod sources;
 #[cfg(test)]
 mod tests;
@@ -164,6 +165,8 @@ pub struct App {
     background_layer0_from: usize,
     /// Whether `e` asked for the screen to be written after the next draw.
     export_requested: bool,
+    /// The `y` overlay, while it is open.
+    snippet: Option<snippet::SnippetOverlay>,
     export_dir: PathBuf,
     /// Where the last frame drew what the mouse can point at: written while drawing (the view
     /// has only `&App`), read by the event handling. Not state `update` keeps.
@@ -218,6 +221,7 @@ impl App {
             background_scan_from: options.background_scan_from,
             background_layer0_from: options.background_layer0_from,
             export_requested: false,
+            snippet: None,
             export_dir: options.export_dir,
             hits: RefCell::default(),
         };
@@ -247,7 +251,8 @@ impl App {
                 | Action::Resize(..)
                 | Action::Export
                 | Action::Exported(_)
-        ) {
+        ) && !action.is_snippet()
+        {
             self.settings.explanation_page = 0;
         }
         self.apply(action);
@@ -294,6 +299,7 @@ impl App {
     }
 
     /// Changes the inputs an action names: one short arm per action.
+    #[expect(clippy::too_many_lines, reason = "one short arm per action")]
     fn apply(&mut self, action: Action) {
         let rows = self.sources.model().rows();
         match action {
@@ -308,6 +314,11 @@ impl App {
             Action::Unbound(c) => self.status = Some(unbound(c)),
             Action::Export => self.export_requested = true,
             Action::Exported(status) => self.exported(status),
+            Action::ShowSnippet
+            | Action::ScrollSnippet(_)
+            | Action::SaveSnippet
+            | Action::CloseSnippet
+            | Action::SnippetCopied(_) => self.snippet_action(action),
             Action::FocusExplorer => {
                 self.nav.focus = Focus::Explorer;
                 self.go_to(0);
@@ -461,6 +472,21 @@ impl App {
     #[must_use]
     pub fn export_requested(&self) -> bool {
         self.export_requested
+    }
+
+    /// The `y` overlay, while it is open.
+    #[must_use]
+    pub fn snippet(&self) -> Option<&snippet::SnippetOverlay> {
+        self.snippet.as_ref()
+    }
+
+    /// The script `y` asked to copy: the run loop writes it to the terminal (OSC 52) after
+    /// the next draw and answers with [`Action::SnippetCopied`].
+    #[must_use]
+    pub fn clipboard_request(&self) -> Option<&str> {
+        self.snippet
+            .as_ref()
+            .and_then(snippet::SnippetOverlay::clipboard_request)
     }
 
     /// Where `e` writes the screen.

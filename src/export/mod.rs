@@ -131,6 +131,35 @@ pub fn write_screen(buffer: &Buffer, dir: &Path, sentence: &str) -> Result<Vec<P
     )
 }
 
+/// Writes `contents` to a new file in `dir` named `STEM.EXTENSION`, or `STEM-2.EXTENSION`,
+/// `STEM-3.EXTENSION`… when that is taken: nothing is ever overwritten.
+///
+/// # Errors
+/// When the file cannot be written, or every numbered name up to a thousand is taken.
+pub fn write_numbered(
+    dir: &Path,
+    (stem, extension): (&str, &str),
+    contents: &str,
+) -> Result<PathBuf> {
+    for n in 1..=MAX_TRIES {
+        let name = if n == 1 {
+            format!("{stem}.{extension}")
+        } else {
+            format!("{stem}-{n}.{extension}")
+        };
+        let path = dir.join(name);
+        match write_new(&path, contents, false) {
+            Ok(()) => return Ok(path),
+            Err(_) if path.symlink_metadata().is_ok() => {}
+            Err(error) => return Err(error),
+        }
+    }
+    bail!(
+        "{} already holds {stem}.{extension} up to {stem}-{MAX_TRIES}.{extension}",
+        dir.display()
+    )
+}
+
 /// Writes `contents` to a new file at `path`; an existing file is replaced only when
 /// `overwrite` says so.
 ///

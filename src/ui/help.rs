@@ -19,6 +19,7 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
         Scope::Help => " HELP ",
         Scope::Prompt => " FIND ",
         Scope::Lesson => " LESSON ",
+        Scope::Snippet => " SNIPPET ",
         Scope::Explorer | Scope::Anywhere => " EXPLORE ",
     };
     let mut spans = vec![Span::styled(mode, theme.current()), Span::raw(" ")];
@@ -170,13 +171,6 @@ pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
     app.record_hit(area, Target::Cover);
     app.record_hit(popup, Target::Pane(Scrollable::Help));
     let block = super::pane(" Help · what the explorer shows ", true, theme);
-    // Lines are counted from 1, as a reader counts them (rows and positions keep their ids).
-    let block = super::with_range(
-        block,
-        "lines",
-        &(first + 1..first + visible + 1),
-        total,
-        theme,
-    );
+    let block = super::with_lines(block, first, visible, total, theme);
     Paragraph::new(lines).block(block).render(popup, buf);
 }

@@ -32,8 +32,9 @@ pub fn list(numbers: &[usize]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// The width a comment is wrapped to, `# ` included.
-const COMMENT_WIDTH: usize = 96;
+/// The width a comment is wrapped to, `# ` included: whole inside the `y` overlay on an
+/// 80-column terminal.
+const COMMENT_WIDTH: usize = 76;
 
 /// A script being written, line by line.
 #[derive(Debug, Default)]
