@@ -130,6 +130,8 @@ fn options_that_do_not_apply_are_refused() {
     assert!(head.contains("has 4 heads (0 to 3)"), "{head}");
     let seeded = failure(&["fox", "--head", "1"]);
     assert!(seeded.contains("--head chooses a head"), "{seeded}");
+    let unmasked = failure(&["fox", "--causal"]);
+    assert!(unmasked.contains("goes with --attention"), "{unmasked}");
     let nothing = failure(&["zorp"]);
     assert!(nothing.contains("no token of the sentence"), "{nothing}");
 }

@@ -40,6 +40,9 @@ pub fn snippet(args: &SnippetArgs, out: &mut impl Write) -> Result<()> {
         Mask::None
     };
     let attends = args.attention || args.compare.is_some();
+    if args.causal && !attends {
+        bail!("--causal masks the seeded head: it goes with --attention or --compare");
+    }
     let attention = match layer0.as_ref() {
         Some(Ok(layer)) if attends => {
             if args.causal {

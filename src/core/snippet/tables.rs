@@ -57,8 +57,12 @@ pub(super) fn write(script: &mut Script, view: &View) -> Tables {
         script.blank();
     }
     script.line("import torch");
-    if !matches!(source, Source::Drawn { .. }) {
-        script.line("from transformers import AutoModel, AutoTokenizer");
+    match source {
+        Source::Drawn { .. } => {}
+        Source::Files if reads_tokenizer(view) => {
+            script.line("from transformers import AutoModel, AutoTokenizer");
+        }
+        Source::Trained | Source::Files => script.line("from transformers import AutoModel"),
     }
     script.blank();
     script.line("torch.set_printoptions(precision=4, sci_mode=False)");
@@ -153,7 +157,7 @@ fn files(script: &mut Script, view: &View) -> Tables {
         "model = AutoModel.from_pretrained(path{gguf_option}, {options})"
     ));
     script.line("model.eval()");
-    if model.tokenizer().is_some() && !view.by_ids {
+    if reads_tokenizer(view) {
         script.line(format!(
             "tokenizer = AutoTokenizer.from_pretrained(path{gguf_option})"
         ));
@@ -179,6 +183,11 @@ fn files(script: &mut Script, view: &View) -> Tables {
     Tables {
         position_table: position_table.is_some(),
     }
+}
+
+/// Whether the script reads the sentence with the model's own tokenizer (to check the ids).
+fn reads_tokenizer(view: &View) -> bool {
+    view.model.tokenizer().is_some() && !view.by_ids
 }
 
 /// The ids as the script writes them: the trained vocabulary's rows mapped to the model's ids.
