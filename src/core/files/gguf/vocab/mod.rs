@@ -92,9 +92,9 @@ fn byte_level_pre(file: &GgufFile) -> Result<(&str, pre::PreTokenizer)> {
     let Some(pre) = pre::lookup(name) else {
         bail!(
             "its pre-tokenizer {:?} (tokenizer.ggml.pre) is not one embedlens knows (it knows \
-             {})",
+             the {} that llama.cpp splits by patterns, such as llama-bpe, qwen2 and gpt-2)",
             name.unwrap_or_default(),
-            pre::known_names().join(", ")
+            pre::known_names().len()
         );
     };
     Ok((name.unwrap_or("default"), pre))
