@@ -616,6 +616,48 @@ fn attention_without_positions() {
 }
 
 #[test]
+fn the_copies_claim_in_the_attention_pane_comes_with_both_copies_rows_at_every_size() {
+    // "fox at 0 and 3: identical weights and outputs" points at rows 0 and 3: wherever the
+    // sentence is drawn, both foxes' weights and outputs are drawn beside it, and equal.
+    let app = attention_after(&[]);
+    for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+        let text = screen_text(&draw(&app, width, height));
+        let pane: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.split("││").nth(1))
+            .collect();
+        // The pane's words in one run, however they were wrapped.
+        let words = pane
+            .iter()
+            .flat_map(|line| line.split(['│', ' ', '"']))
+            .filter(|word| !word.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            words.contains("fox at 0 and 3: identical weights and outputs."),
+            "{width}x{height}: the claim is drawn:\n{text}"
+        );
+        let rows = |prefix: &str| -> Vec<String> {
+            pane.iter()
+                .filter_map(|line| line.split(prefix).nth(1))
+                .map(|rest| rest.trim_end_matches(['│', ' ', '"']).to_owned())
+                .collect()
+        };
+        let first = rows("▶   0 fox");
+        let last = rows("    3 fox");
+        assert_eq!(
+            first.len(),
+            2,
+            "{width}x{height}: weights and output of 0:\n{text}"
+        );
+        assert_eq!(
+            first, last,
+            "{width}x{height}: the two foxes alike:\n{text}"
+        );
+    }
+}
+
+#[test]
 fn attention_with_the_causal_mask() {
     let app = attention_after(&[KeyCode::Char('u')]);
     let terminal = draw(&app, 120, 40);

@@ -221,11 +221,22 @@ struct Map<'a> {
     attention: &'a HeadPattern,
     grid: Grid,
     finding: Vec<String>,
+    /// The sentence that the current word's copies got identical weights and outputs, and the
+    /// rows of those copies: drawn only with the copies' rows beside it.
+    copies: Option<Copies>,
     extra: Vec<Line<'static>>,
     /// Lines each token's output takes.
     per_output: usize,
     /// Columns inside the borders.
     width: usize,
+}
+
+/// The claim that the current word's copies are treated alike, and where its evidence is.
+struct Copies {
+    /// The claim, wrapped to the pane.
+    lines: Vec<String>,
+    /// The copies' rows other than the current one (indices into the grid's members).
+    rows: Vec<usize>,
 }
 
 /// The pane at a width, borders included.
@@ -247,6 +258,7 @@ pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
             Body::Map(Box::new(Map {
                 attention,
                 finding: finding(app, attention, &grid, width),
+                copies: copies_claim(app, &grid, width),
                 extra: extra(app, attention, &grid, width, app.theme()),
                 per_output: lines_per_output(attention, &grid),
                 grid,
@@ -271,6 +283,7 @@ impl Pane for AttentionPane<'_> {
                     + 1
                     + count.min(OUTPUT_ROWS_WANTED) * map.per_output
                     + map.finding.len()
+                    + map.copies.as_ref().map_or(0, |copies| copies.lines.len())
                     + map.extra.len()
             }
         }
@@ -365,6 +378,7 @@ impl Map<'_> {
             attention,
             ref grid,
             ref finding,
+            ref copies,
             ref extra,
             per_output,
             width,
@@ -402,9 +416,16 @@ impl Map<'_> {
             usize::from(inner.height),
             grid,
             per_output,
-            finding.len(),
-            extra.len(),
+            (finding.len(), extra.len()),
+            copies
+                .as_ref()
+                .map_or((0, 0), |copies| (copies.rows.len(), copies.lines.len())),
         );
+        // The copies' rows are drawn beside the current one exactly when their claim is.
+        let pinned: &[usize] = match copies {
+            Some(copies) if budget.copies => &copies.rows,
+            _ => &[],
+        };
 
         let mut lines = Vec::new();
         if budget.caption {
@@ -420,7 +441,7 @@ impl Map<'_> {
         lines.push(positions);
         lines.extend(texts.filter(|_| budget.texts));
         let keep = grid.current.unwrap_or(0);
-        for row in window(count, budget.heat_rows, keep) {
+        for row in rows_shown(count, budget.heat_rows, keep, pinned) {
             lines.push(heat_row(app, attention, grid, row, theme));
         }
         if budget.row_values {
@@ -429,7 +450,7 @@ impl Map<'_> {
         if budget.output_rows > 0 {
             let scale = output_scale(attention);
             lines.push(output_header(app, attention, grid, scale, theme));
-            for row in window(count, budget.output_rows, keep) {
+            for row in rows_shown(count, budget.output_rows, keep, pinned) {
                 lines.extend(output_lines(app, attention, grid, row, scale, theme));
             }
         }
@@ -442,6 +463,11 @@ impl Map<'_> {
                 line.clone()
             };
             lines.push(Line::styled(line, theme.finding()));
+        }
+        if let Some(copies) = copies.as_ref().filter(|_| budget.copies) {
+            for line in &copies.lines {
+                lines.push(Line::styled(line.clone(), theme.finding()));
+            }
         }
         if budget.extra {
             lines.extend(extra.iter().cloned());
@@ -484,6 +510,8 @@ struct Budget {
     heat_rows: usize,
     output_rows: usize,
     finding: usize,
+    /// The copies' claim, with their rows in the map and among the outputs.
+    copies: bool,
     extra: bool,
 }
 
@@ -492,22 +520,37 @@ impl Budget {
     /// lines, the current token's output (what its weights made), the rest of the finding (cut
     /// short if need be), the scheme's own lines, the current row's weights as numbers (when
     /// the cells have none), the rest of the heat map, the token texts above it, the other
-    /// outputs and last the caption.
-    fn share(height: usize, grid: &Grid, per_output: usize, finding: usize, extra: usize) -> Self {
+    /// outputs and last the caption. The claim about the current word's copies comes with their
+    /// rows and outputs, all or nothing, after the current output.
+    ///
+    /// `text` is the finding's lines and the scheme's own; `copies` is how many copy rows
+    /// besides the current one the claim points at, and the claim's lines.
+    fn share(
+        height: usize,
+        grid: &Grid,
+        per_output: usize,
+        text: (usize, usize),
+        copies: (usize, usize),
+    ) -> Self {
+        let (finding, extra) = text;
+        let (copy_rows, copy_lines) = copies;
         let count = grid.members.len();
         let mut room = Room(height.saturating_sub(2));
         let per_output = per_output.max(1);
         let finding_first = room.some(finding.min(FINDING_LEAST));
         let current_output = room.all(1 + per_output);
+        let copies =
+            copy_lines > 0 && current_output && room.all(copy_rows * (1 + per_output) + copy_lines);
+        let pinned = if copies { copy_rows } else { 0 };
         let finding = finding_first + room.some(finding - finding_first);
         let extra = room.all(extra);
         let row_values = grid.shows_row_values() && room.all(1);
-        let heat_rows = 1 + room.some(count.saturating_sub(1));
+        let heat_rows = 1 + pinned + room.some(count.saturating_sub(1 + pinned));
         let texts = grid.cells == Cells::Numbers && room.all(1);
         let output_rows = if current_output {
-            let more = count.saturating_sub(1).min(room.0 / per_output);
+            let more = count.saturating_sub(1 + pinned).min(room.0 / per_output);
             room.some(more * per_output);
-            1 + more
+            1 + pinned + more
         } else {
             0
         };
@@ -519,9 +562,31 @@ impl Budget {
             heat_rows,
             output_rows,
             finding,
+            copies,
             extra,
         }
     }
+}
+
+/// The rows to draw in `visible` lines: the current row `keep` and the `pinned` rows, then the
+/// rows around the current one, in order.
+fn rows_shown(count: usize, visible: usize, keep: usize, pinned: &[usize]) -> Vec<usize> {
+    let mut rows: Vec<usize> = std::iter::once(keep)
+        .chain(pinned.iter().copied())
+        .filter(|&row| row < count)
+        .take(visible)
+        .collect();
+    for row in window(count, visible, keep) {
+        if rows.len() >= visible {
+            break;
+        }
+        if !rows.contains(&row) {
+            rows.push(row);
+        }
+    }
+    rows.sort_unstable();
+    rows.dedup();
+    rows
 }
 
 /// The key positions above the map, and the keys' texts when the cells are wide enough.
@@ -682,16 +747,10 @@ fn finding(app: &App, attention: &HeadPattern, grid: &Grid, width: usize) -> Vec
         .map_or(0, |&index| tokens[index].position);
     let causal = app.mask() == Mask::Causal;
     let text = match (app.active_scheme(), causal) {
-        (PositionScheme::None, false) => {
-            let mut text = fill_keys(
-                "No position signal: each word's output depends only on which words are \
+        (PositionScheme::None, false) => fill_keys(
+            "No position signal: each word's output depends only on which words are \
                  present, not their order (press {ToggleCompare} to compare orders).",
-            );
-            if let Some(copies) = repeated_current(app, grid) {
-                text.push_str(&copies);
-            }
-            text
-        }
+        ),
         (PositionScheme::None, true) => format!(
             "The causal mask alone breaks the symmetry: position {first} sees only itself \
              (weight {:.2}), the last token sees everything.",
@@ -731,8 +790,15 @@ fn finding(app: &App, attention: &HeadPattern, grid: &Grid, width: usize) -> Vec
     wrap_words(&text, width)
 }
 
-/// With no positions and no mask, copies of the current word get the same row and output.
-fn repeated_current(app: &App, grid: &Grid) -> Option<String> {
+/// With no positions and no mask, copies of the current word get the same weights and output:
+/// the claim, and the copies' rows that bear it out.
+fn copies_claim(app: &App, grid: &Grid, width: usize) -> Option<Copies> {
+    let unmasked_without_positions = real_view(app).is_none()
+        && app.active_scheme() == PositionScheme::None
+        && app.mask() != Mask::Causal;
+    if !unmasked_without_positions {
+        return None;
+    }
     let copies: Vec<usize> = copies_of(app.tokens(), app.step())
         .into_iter()
         .filter(|index| grid.members.contains(index))
@@ -746,9 +812,18 @@ fn repeated_current(app: &App, grid: &Grid) -> Option<String> {
         .map(|&index| tokens[index].position.to_string())
         .collect();
     let (last, rest) = positions.split_last()?;
-    Some(format!(
-        " {} at {} and {last}: identical weights and outputs.",
+    let claim = format!(
+        "{} at {} and {last}: identical weights and outputs.",
         tokens[app.step()].text,
         rest.join(", ")
-    ))
+    );
+    let rows = copies
+        .iter()
+        .filter(|&&index| index != app.step())
+        .filter_map(|index| grid.members.iter().position(|member| member == index))
+        .collect();
+    Some(Copies {
+        lines: wrap_words(&claim, width),
+        rows,
+    })
 }
