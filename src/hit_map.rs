@@ -19,6 +19,8 @@ pub enum Scrollable {
     Explanation,
     /// The help overlay.
     Help,
+    /// The snippet overlay (`y`).
+    Snippet,
 }
 
 /// What the mouse points at.

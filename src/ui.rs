@@ -137,6 +137,10 @@ impl Widget for &App {
                 Constraint::Fill(1),
                 Constraint::Length(1),
             ]));
+            self.record_hit(
+                above_bar,
+                crate::hit_map::Target::Pane(crate::hit_map::Scrollable::Snippet),
+            );
             snippet::SnippetView {
                 overlay,
                 theme: self.theme(),

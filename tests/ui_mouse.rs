@@ -228,6 +228,32 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
 }
 
 #[test]
+fn the_wheel_scrolls_the_snippet_overlay() {
+    for size in SIZES {
+        let mut app = app_with("the dog bites the man", VocabKind::Words);
+        press(&mut app, &[KeyCode::Enter, KeyCode::Char('y')]);
+        let screen = frame(&mut app, size);
+        let snippet = find(&screen, "Python snippet", "Python snippet", 0);
+        let inside = (snippet.0, snippet.1 + 3);
+        assert_eq!(
+            app.actions_for_mouse(&mouse(MouseEventKind::ScrollDown, inside)),
+            vec![Action::ScrollSnippet(3)]
+        );
+        assert_eq!(
+            app.actions_for_mouse(&mouse(MouseEventKind::ScrollUp, inside)),
+            vec![Action::ScrollSnippet(-3)]
+        );
+        app.handle_event(&Event::Mouse(mouse(MouseEventKind::ScrollDown, inside)));
+        let scrolled = app.snippet().map(|overlay| overlay.scroll);
+        // The script is longer than the screen at 80×24 and 120×40; at 200×60 it may fit.
+        if size.1 < 60 {
+            assert_eq!(scrolled, Some(3), "{size:?}");
+        }
+        assert_eq!(app.actions_for_mouse(&click_at(inside)), vec![]);
+    }
+}
+
+#[test]
 fn clicking_an_answer_in_the_lesson_gives_it() {
     for size in SIZES {
         let mut app = app_with("fox bites the fox", VocabKind::Seed);

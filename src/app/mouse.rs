@@ -19,8 +19,8 @@ impl App {
     /// - a row of the weight matrix: go to it, as `#` and its id would;
     /// - an entry of the help bar: its key's action;
     /// - a lesson answer: answer with it, as its number key would;
-    /// - the wheel over the matrix, the lookups, the explanation or the help: scroll it as its
-    ///   keys would (`↑`/`↓`, `←`/`→`, `Space`, the help's `↑`/`↓`).
+    /// - the wheel over the matrix, the lookups, the explanation, the help or the snippet:
+    ///   scroll it as its keys would (`↑`/`↓`, `←`/`→`, `Space`, the overlays' `↑`/`↓`).
     #[must_use]
     pub fn actions_for_mouse(&self, mouse: &MouseEvent) -> Vec<Action> {
         let hits = self.hits.borrow();
@@ -91,6 +91,10 @@ fn wheel(pane: Scrollable, down: bool, scope: Scope) -> Vec<Action> {
         Scrollable::Help if scope == Scope::Help => {
             let lines = isize::try_from(WHEEL_ROWS).unwrap_or(1);
             vec![Action::ScrollHelp(if down { lines } else { -lines })]
+        }
+        Scrollable::Snippet if scope == Scope::Snippet => {
+            let lines = isize::try_from(WHEEL_ROWS).unwrap_or(1);
+            vec![Action::ScrollSnippet(if down { lines } else { -lines })]
         }
         Scrollable::Matrix if exploring => rows(Action::ScrollUp, Action::ScrollDown),
         // The lookups pane follows the current token: the wheel steps through them.
