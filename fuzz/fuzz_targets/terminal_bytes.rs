@@ -23,7 +23,11 @@ fuzz_target!(|data: &[u8]| {
         }
         while let Some(event) = decoder.next_event() {
             if let Event::Paste(text) = event {
-                assert!(text.len() <= PASTE_PIECE * 3, "a paste piece of {}", text.len());
+                assert!(
+                    text.len() <= PASTE_PIECE * 3,
+                    "a paste piece of {}",
+                    text.len()
+                );
             }
         }
         rest = tail;
