@@ -18,6 +18,9 @@ use crate::core::analysis::attention::{AttentionWeights, HeadPattern, Mask, self
 use crate::core::analysis::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
 use crate::core::analysis::layer0::heads::HeadResult;
 use crate::core::analysis::plane::{Plane, Sentence, Side, plane};
+use crate::core::analysis::schemes::{
+    AlibiRow, RopeTurn, TurnedCopies, alibi_row, rope_turn, turned_copies,
+};
 use crate::core::analysis::similarity::{cosine_matrix, nearest_rows, one_hot_product};
 use crate::core::explain::layer0::{PairError, SentencePair, SentenceRun};
 use crate::core::tables::positional::PositionScheme;
@@ -27,11 +30,18 @@ use crate::core::text::vocabulary::Token;
 use crate::view_state::Detail;
 
 pub use crate::core::analysis::attention::MAX_VIEW_TOKENS;
-/// What the lesson panes show; only the open pane's data is kept.
+/// What the lesson panes show; only the open pane's data is kept (and the current word's
+/// copies under `RoPE`, which the lesson shows too).
 #[derive(Default)]
 pub struct Views {
     /// One head of self-attention over the sentence's first tokens.
     pub attention: Option<HeadPattern>,
+    /// The seeded head under `RoPE`: the current token's input vector turned at its position.
+    pub rope: Option<RopeTurn>,
+    /// The seeded head under `ALiBi`: the biases on the current token's scores.
+    pub alibi: Option<AlibiRow>,
+    /// The current word and its first other copy, before and after `RoPE` turns them.
+    pub rope_copies: Option<TurnedCopies>,
     /// Cosine similarities between the sentence's input vectors.
     pub cosine: Option<Array2<f64>>,
     /// The current token's nearest rows by cosine: its token vector, then its input vector.
@@ -144,6 +154,8 @@ pub struct Derived {
     comparison_stamp: Stamp<(u64, u64, Mask)>,
     comparison: Option<Result<Comparison, String>>,
     attention_stamp: Stamp<(u64, Mask)>,
+    schemes_stamp: Stamp<(u64, usize)>,
+    rope_copies_stamp: Stamp<(u64, usize)>,
     cosine_stamp: Stamp<u64>,
     nearest_stamp: Stamp<(u64, usize)>,
     one_hot_stamp: Stamp<(u64, bool, Option<usize>)>,
@@ -412,6 +424,11 @@ impl Derived {
         };
         if detail != Detail::Attention || real.is_some() {
             self.attention_stamp.clear();
+            self.schemes_stamp.clear();
+            (self.views.rope, self.views.alibi) = (None, None);
+        }
+        if self.rope_copies_stamp.renew((lookups_revision, step)) {
+            self.views.rope_copies = turned_copies(&self.read.tokens, &self.lookups, step);
         }
         if detail != Detail::Attention {
             self.views.attention = None;
@@ -466,6 +483,10 @@ impl Derived {
                     };
                     self.counts.attention += 1;
                 }
+                let key = (self.attention_stamp.revision, step);
+                if self.schemes_stamp.renew(key) {
+                    self.derive_schemes(inputs, step);
+                }
             }
             Detail::Similarity => {
                 if self.cosine_stamp.renew(lookups_revision) {
@@ -483,6 +504,34 @@ impl Derived {
             Detail::OneHot => self.derive_one_hot(inputs, step),
             Detail::Lookups | Detail::PositionTable | Detail::Picture => {}
         }
+    }
+
+    /// What the seeded head's position scheme does for the current token: `RoPE`'s turn of
+    /// its input vector, `ALiBi`'s biases on its scores.
+    fn derive_schemes(&mut self, inputs: &Inputs, step: usize) {
+        let scheme = inputs.settings.active_scheme();
+        self.views.rope = match scheme {
+            PositionScheme::Rope => self.lookups.get(step).and_then(rope_turn),
+            _ => None,
+        };
+        self.views.alibi = match (scheme, &self.views.attention) {
+            (PositionScheme::Alibi, Some(attention)) => {
+                // The head's rows: the tokens with an input vector, as `view_inputs` takes them.
+                let (members, positions): (Vec<usize>, Vec<usize>) = self
+                    .lookups
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, lookup)| lookup.input_vector.is_some())
+                    .map(|(index, lookup)| (index, lookup.token.position))
+                    .take(MAX_VIEW_TOKENS.min(attention.scores.nrows()))
+                    .unzip();
+                members
+                    .iter()
+                    .position(|&index| index == step)
+                    .and_then(|row| alibi_row(attention.scores.row(row), &positions, row))
+            }
+            _ => None,
+        };
     }
 
     /// The current row as one-hot(id) × W: at once for a small table, on a worker for a

@@ -40,8 +40,6 @@ const HEAT_ROWS_WANTED: usize = 16;
 const OUTPUT_ROWS_WANTED: usize = 8;
 /// Lines of the finding the pane keeps however short the body.
 const FINDING_LEAST: usize = 2;
-/// How many pairs of dimensions the `RoPE` table shows.
-const ROPE_PAIRS: usize = 3;
 
 mod budget;
 pub(super) mod positions;
@@ -261,7 +259,7 @@ pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
                 attention,
                 finding: finding(app, attention, &grid, width),
                 copies: copies_claim(app, &grid, width),
-                extra: extra(app, attention, &grid, width, app.theme()),
+                extra: extra(app, &grid, width, app.theme()),
                 per_output: lines_per_output(attention, &grid),
                 grid,
                 width,
