@@ -12,10 +12,11 @@ use super::pane::Pane;
 use super::vector::{
     VALUE_WIDTH, display_width, format_value, is_wide, pad, values_per_line, wide_line,
 };
-use crate::action::{Action, key};
+use crate::action::{Action, fill_keys, key};
 use crate::app::{App, RealLayer};
 use crate::core::analysis::compare::{Comparison, Wording};
 use crate::core::explain::claim::Verdict;
+use crate::core::explain::layer0::OwnPositions;
 use crate::core::explain::verdict::VectorMatch;
 use crate::hit_map::Target;
 use crate::theme::Theme;
@@ -561,8 +562,8 @@ fn real_layer_line(app: &App, theme: Theme) -> Option<Line<'static>> {
                 .into_iter()
                 .flat_map(char::to_uppercase)
                 .collect();
-            let note = super::layer0::other_scheme_note(app, layer)
-                .map(|note| format!(" {note}"))
+            let note = OwnPositions::of(layer.rope().is_some(), app.active_scheme(), app.overlay())
+                .map(|own| format!(" {}", fill_keys(&own.sentence())))
                 .unwrap_or_default();
             (
                 format!(

@@ -10,8 +10,7 @@ use crate::action::fill_keys;
 use crate::app::{App, RealLayer};
 use crate::core::analysis::layer0::Layer0;
 use crate::core::explain::claim::CopyScores;
-use crate::core::explain::layer0::SentenceRun;
-use crate::core::tables::positional::PositionScheme;
+use crate::core::explain::layer0::{OwnPositions, SentenceRun};
 use crate::theme::Theme;
 
 /// How many distances the copy-score sentence lists.
@@ -48,23 +47,6 @@ pub(super) fn title(app: &App, layer: &Layer0, width: u16) -> String {
     }
 }
 
-/// When the scheme the lookups show is not the model's own, a sentence saying that layer 0
-/// uses its own: the learned table for BERT and GPT-2, the rotation for `RoPE` models.
-pub(super) fn other_scheme_note(app: &App, layer: &Layer0) -> Option<String> {
-    let own = if layer.rope().is_some() {
-        PositionScheme::Rope
-    } else {
-        PositionScheme::Learned
-    };
-    let shown = app.active_scheme();
-    (app.overlay() && shown != own).then(|| {
-        fill_keys(&format!(
-            "Layer 0 takes the model's own positions ({own}), not the {shown} ones the lookups \
-             show; {{CycleScheme}} chooses those."
-        ))
-    })
-}
-
 /// What the pane says while there is no run to show: computing, or why there is none.
 pub(super) fn waiting(app: &App) -> Option<String> {
     let RealLayer::Open(layer) = app.real_layer() else {
@@ -85,44 +67,12 @@ pub(super) fn waiting(app: &App) -> Option<String> {
 }
 
 /// The verdicts, wrapped: the sentence against its reversal, then the first repeated word's
-/// copies, then the keys that change what is shown.
+/// copies, then the keys that change what is shown (decided in `core::explain::layer0`).
 pub(super) fn finding(app: &App, layer: &Layer0, view: &SentenceRun, width: usize) -> Vec<String> {
-    let tokens = app.tokens();
-    let text_of = |member: usize| tokens[view.members[member]].text.clone();
-    let mut sentences = Vec::new();
-    // The verdict first, short enough for one line of a small terminal; the reasons after.
-    let mut reasons = None;
-    if let Some((order, judgement)) = &view.reversal {
-        sentences.push(format!("{}.", judgement.headline("Reversed", text_of)));
-        let reversed: Vec<String> = order.iter().map(|&k| text_of(k)).collect();
-        reasons = Some(format!(
-            "Reversed is {}: {}.",
-            reversed.join(" "),
-            judgement.sentence(text_of)
-        ));
-    }
-    if let Some((word, copies)) = &view.copies {
-        sentences.push(format!(
-            "{}.",
-            copies.sentence(word, (copies.first, copies.second))
-        ));
-    }
-    sentences.extend(other_scheme_note(app, layer));
-    sentences.extend(reasons);
-    let heads = if layer.heads() > 1 {
-        "{PreviousHead} {NextHead} choose the head, {ToggleHeadOverview} shows every head, "
-    } else {
-        "{ToggleHeadOverview} shows the head's weights small, "
-    };
-    let toggle = if view.run.with_positions {
-        "{TogglePositions} takes the model's positions away."
-    } else {
-        "{TogglePositions} gives layer 0 the model's positions."
-    };
-    sentences.push(fill_keys(&format!("{heads}{toggle}")));
-    sentences
+    let own = OwnPositions::of(layer.rope().is_some(), app.active_scheme(), app.overlay());
+    view.finding(app.tokens(), own, layer.heads())
         .iter()
-        .flat_map(|sentence| wrap_words(sentence, width))
+        .flat_map(|sentence| wrap_words(&fill_keys(sentence), width))
         .collect()
 }
 

@@ -13,9 +13,10 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::pane::Pane;
 use super::vector::{display_width, fit, wrap_words};
-use crate::action::{Action, key};
+use crate::action::fill_keys;
 use crate::app::App;
-use crate::core::analysis::plane::{DotKind, Plane, PlaneFinding, Side};
+use crate::core::analysis::plane::{DotKind, Plane, Side};
+use crate::core::explain::picture;
 use crate::theme::{PlotInk, Theme};
 
 /// Canvas rows the pane asks for.
@@ -243,69 +244,7 @@ fn content(app: &App, width: usize) -> Content<'_> {
 
 /// What the picture shows, in a sentence whose numbers are the plane's.
 fn finding(app: &App, plane: &Plane) -> String {
-    let positions_key = key(&Action::TogglePositions);
-    let listed = |positions: &[usize]| match positions.split_last() {
-        Some((last, rest)) if !rest.is_empty() => {
-            let rest: Vec<String> = rest.iter().map(ToString::to_string).collect();
-            format!("{} and {last}", rest.join(", "))
-        }
-        Some((last, _)) => last.to_string(),
-        None => String::new(),
-    };
-    match &plane.finding {
-        PlaneFinding::CopiesOneDot { word, positions } => format!(
-            "'{word}' at {}: one dot. The copies get the same row, so exactly the same point; \
-             the layer has no input for position. {positions_key} adds positions.",
-            listed(positions)
-        ),
-        PlaneFinding::CopiesSplit {
-            word,
-            positions,
-            distance,
-        } => format!(
-            "'{word}' at {}: one token dot, but {} input dots; {} {distance:.4} apart \
-             (Euclidean, over all {} dimensions): each position added its own vector.",
-            listed(positions),
-            positions.len(),
-            if positions.len() == 2 {
-                "they are"
-            } else {
-                "the first two are"
-            },
-            app.model().dims()
-        ),
-        PlaneFinding::NoRepeat => {
-            "No word repeats here: type one twice to see its copies land on one dot.".to_owned()
-        }
-        PlaneFinding::Orders {
-            inputs: false,
-            shared,
-            total,
-        } if shared == total => format!(
-            "All {total} of B's token vectors sit on A's dots: another order moves no dot. \
-             {positions_key} adds positions."
-        ),
-        PlaneFinding::Orders {
-            inputs: false,
-            shared,
-            total,
-        } => format!(
-            "{} of B's {total} token vectors are on none of A's dots: different words, not just \
-             a different order.",
-            total - shared
-        ),
-        PlaneFinding::Orders {
-            inputs: true,
-            shared,
-            total,
-        } => format!(
-            "With positions, {} of B's {total} input vectors are on none of A's dots: a word at \
-             another place gets another vector; {shared} {stay} where A has the same word at \
-             the same place.",
-            total - shared,
-            stay = if *shared == 1 { "stays" } else { "stay" }
-        ),
-    }
+    fill_keys(&picture::sentence(&plane.finding, app.model().dims()))
 }
 
 /// Where the picture's data coordinates map on the canvas, with one scale on both axes.

@@ -11,13 +11,14 @@ use super::vector::{display_width, fit, format_value, wrap_words};
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, Focus, RealLayer};
 use crate::core::explain::findings::OrderSignal;
-use crate::core::explain::readout::{SharedUnknownRow, describe_copies, describe_lookalikes};
+use crate::core::explain::readout::{
+    CopiesWhy, SharedUnknownRow, describe_copies, describe_lookalikes,
+};
 use crate::core::tables::block::ModelFamily;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::TokenLookup;
 use crate::core::text::vocabulary::UNKNOWN;
 use crate::hit_map::{Scrollable, Target};
-use crate::view_state::Detail;
 
 pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
@@ -157,12 +158,6 @@ pub(super) fn lead_height(app: &App, width: u16) -> usize {
     2 + rows(&lines[..lead.min(lines.len())], width)
 }
 
-/// Why nothing is added for a model without a learned position table.
-const NO_TABLE_EXPLANATION: &str = "This model has no learned position table: it keeps position \
-    out of the embedding layer (Llama-style models rotate queries and keys inside attention), so \
-    the copies stay identical here. {CycleScheme} switches to sinusoidal vectors to see what adding \
-    one does.";
-
 /// What to do before there is a lookup to show.
 fn type_first() -> String {
     format!(
@@ -270,25 +265,7 @@ fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
 
 /// Why the copies are identical or not, in the state shown.
 fn copies_explanation(app: &App, lookup: &TokenLookup) -> String {
-    if lookup.position == PositionVector::NoLearnedTable {
-        fill_keys(NO_TABLE_EXPLANATION)
-    } else if app.overlay() && !app.scheme().is_additive() {
-        format!(
-            "{} adds nothing to the embeddings, so the copies stay identical here: position \
-             enters inside attention ({} shows where).",
-            app.scheme(),
-            key(&Action::ShowDetail(Detail::Attention))
-        )
-    } else if app.overlay() {
-        "Same row, but each copy gets its own position's vector: the input vectors now differ."
-            .to_owned()
-    } else {
-        format!(
-            "Same id, same row, same vector: the lookup has no input for position. {} adds \
-             positions.",
-            key(&Action::TogglePositions)
-        )
-    }
+    fill_keys(&CopiesWhy::of(&lookup.position, app.scheme(), app.overlay()).sentence())
 }
 
 /// The current token's finding on its own, for the lesson panel: its copies and their distance.
@@ -379,32 +356,7 @@ fn step_detail(app: &App, lookup: &TokenLookup, id: usize) -> String {
 /// state shown (positions, mask) does about it.
 fn why_it_matters(app: &App) -> String {
     let signal = OrderSignal::of(app.active_scheme(), app.mask());
-    let mut sentence = signal.why_it_matters();
-    match signal {
-        OrderSignal::AddedPositions(PositionScheme::Learned) => {
-            let _ = write!(
-                sentence,
-                " A position table ends at its context length ({} here).",
-                app.model().context_length()
-            );
-        }
-        OrderSignal::AddedPositions(_) => {
-            sentence
-                .push_str(" Sinusoidal waves are fixed, not trained, and go on for any position.");
-        }
-        OrderSignal::Nothing => {
-            let _ = write!(sentence, " {} adds them.", key(&Action::TogglePositions));
-        }
-        OrderSignal::CausalMask => {
-            let _ = write!(
-                sentence,
-                " {} adds positions.",
-                key(&Action::TogglePositions)
-            );
-        }
-        OrderSignal::InsideAttention(_) => {}
-    }
-    sentence
+    fill_keys(&signal.why_it_matters(app.model().context_length()))
 }
 
 /// For a model read from files: what its own embedding block outputs for this token.

@@ -2,6 +2,8 @@
 //! the state shown: each is a value first, and its sentence is made from the value, so a
 //! sentence can only say what the numbers beside it bear out.
 
+use std::fmt::Write as _;
+
 use crate::core::analysis::attention::Mask;
 use crate::core::analysis::layer0::Architecture;
 use crate::core::tables::positional::PositionScheme;
@@ -34,25 +36,41 @@ impl OrderSignal {
         }
     }
 
-    /// Why the signal matters, as the explorer's closing sentence says it.
+    /// Why the signal matters, as the explorer's closing sentence says it; `context_length`
+    /// is where a learned position table ends. Keys are named by their action
+    /// (`{TogglePositions}`), for the screen to fill.
     #[must_use]
-    pub fn why_it_matters(self) -> String {
+    pub fn why_it_matters(self, context_length: usize) -> String {
         match self {
             Self::Nothing => "Why it matters: self-attention receives these vectors and nothing \
                               else. Identical vectors give unmasked attention no way to tell the \
                               first copy from the second, or 'dog bites man' from 'man bites \
-                              dog': position vectors are what carry the order."
+                              dog': position vectors are what carry the order. \
+                              {TogglePositions} adds them."
                 .to_owned(),
             Self::CausalMask => "Why it matters: self-attention receives these vectors and \
                                  nothing else, but the causal mask lets each word see only \
                                  itself and the words before it, so the mask alone tells \
                                  'dog bites man' from 'man bites dog'. Without it (unmasked), \
-                                 identical vectors could not."
+                                 identical vectors could not. {TogglePositions} adds positions."
                 .to_owned(),
-            Self::AddedPositions(_) => "Why it matters: each position now adds its own vector, \
-                                        so repeated words differ and word order leaves a trace \
-                                        in the numbers self-attention receives."
-                .to_owned(),
+            Self::AddedPositions(scheme) => {
+                let mut sentence = "Why it matters: each position now adds its own vector, so \
+                                    repeated words differ and word order leaves a trace in the \
+                                    numbers self-attention receives."
+                    .to_owned();
+                if scheme == PositionScheme::Learned {
+                    let _ = write!(
+                        sentence,
+                        " A position table ends at its context length ({context_length} here)."
+                    );
+                } else {
+                    sentence.push_str(
+                        " Sinusoidal waves are fixed, not trained, and go on for any position.",
+                    );
+                }
+                sentence
+            }
             Self::InsideAttention(scheme) => format!(
                 "Why it matters: {} adds nothing to these vectors, so repeated words stay \
                  identical here; it acts inside attention, where order leaves its trace.",
@@ -147,10 +165,14 @@ mod tests {
     fn only_unmasked_attention_is_blind_to_order() {
         let blind = OrderSignal::of(PositionScheme::None, Mask::None);
         assert_eq!(blind, OrderSignal::Nothing);
-        assert!(blind.why_it_matters().contains("unmasked attention no way"));
+        assert!(
+            blind
+                .why_it_matters(4)
+                .contains("unmasked attention no way")
+        );
         let masked = OrderSignal::of(PositionScheme::None, Mask::Causal);
         assert_eq!(masked, OrderSignal::CausalMask);
-        let sentence = masked.why_it_matters();
+        let sentence = masked.why_it_matters(4);
         assert!(sentence.contains("the mask alone tells"), "{sentence}");
         assert!(!sentence.contains("no way"), "{sentence}");
         assert_eq!(
@@ -159,9 +181,13 @@ mod tests {
         );
         assert!(
             OrderSignal::of(PositionScheme::Rope, Mask::None)
-                .why_it_matters()
+                .why_it_matters(4)
                 .contains("RoPE adds nothing")
         );
+        let learned = OrderSignal::AddedPositions(PositionScheme::Learned).why_it_matters(1024);
+        assert!(learned.ends_with("(1024 here)."), "{learned}");
+        let waves = OrderSignal::AddedPositions(PositionScheme::Sinusoidal).why_it_matters(1024);
+        assert!(waves.contains("go on for any position"), "{waves}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use ndarray::ArrayView1;
 
 use crate::core::analysis::layer0::{Layer0, Layer0Run};
 use crate::core::explain::claim::{CopiesJudgement, Judgement, judge, judge_copies, reversal};
+use crate::core::tables::positional::PositionScheme;
 use crate::core::text::vocabulary::Token;
 
 /// How many distances the copy scores of a `RoPE` model cover.
@@ -129,6 +130,93 @@ impl SentenceRun {
             copies,
             copy_scores,
         })
+    }
+}
+
+impl SentenceRun {
+    /// What the pane says about the run, in sentences: the sentence against its reversal
+    /// (the verdict first, short enough for one line of a small terminal), the first repeated
+    /// word's copies, that layer 0 takes its own positions (`own`), the reversal's reasons,
+    /// then the keys that change what is shown, named by their action (`{TogglePositions}`).
+    /// `tokens` is the sentence the run was made from; `heads` the layer's heads.
+    #[must_use]
+    pub fn finding(
+        &self,
+        tokens: &[Token],
+        own: Option<OwnPositions>,
+        heads: usize,
+    ) -> Vec<String> {
+        let text_of = |member: usize| tokens[self.members[member]].text.clone();
+        let mut sentences = Vec::new();
+        let mut reasons = None;
+        if let Some((order, judgement)) = &self.reversal {
+            sentences.push(format!("{}.", judgement.headline("Reversed", text_of)));
+            let reversed: Vec<String> = order.iter().map(|&k| text_of(k)).collect();
+            reasons = Some(format!(
+                "Reversed is {}: {}.",
+                reversed.join(" "),
+                judgement.sentence(text_of)
+            ));
+        }
+        if let Some((word, copies)) = &self.copies {
+            sentences.push(format!(
+                "{}.",
+                copies.sentence(word, (copies.first, copies.second))
+            ));
+        }
+        sentences.extend(own.map(OwnPositions::sentence));
+        sentences.extend(reasons);
+        sentences.push(keys(heads, self.run.with_positions));
+        sentences
+    }
+}
+
+/// The keys that change what the layer-0 pane shows, named by their action.
+fn keys(heads: usize, with_positions: bool) -> String {
+    let heads = if heads > 1 {
+        "{PreviousHead} {NextHead} choose the head, {ToggleHeadOverview} shows every head, "
+    } else {
+        "{ToggleHeadOverview} shows the head's weights small, "
+    };
+    let toggle = if with_positions {
+        "{TogglePositions} takes the model's positions away."
+    } else {
+        "{TogglePositions} gives layer 0 the model's positions."
+    };
+    format!("{heads}{toggle}")
+}
+
+/// The lookups show one position scheme, but layer 0 takes the model's own: its learned
+/// table (BERT, GPT-2) or its rotation (`RoPE` models).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwnPositions {
+    /// The model's own scheme.
+    pub own: PositionScheme,
+    /// The scheme the lookups show.
+    pub shown: PositionScheme,
+}
+
+impl OwnPositions {
+    /// `Some` when positions are on and the lookups show another scheme than the model's own
+    /// (`RoPE` for a rotary model, learned for the others).
+    #[must_use]
+    pub fn of(rotary: bool, shown: PositionScheme, positions: bool) -> Option<Self> {
+        let own = if rotary {
+            PositionScheme::Rope
+        } else {
+            PositionScheme::Learned
+        };
+        (positions && shown != own).then_some(Self { own, shown })
+    }
+
+    /// The note, its key named by its action.
+    #[must_use]
+    pub fn sentence(self) -> String {
+        format!(
+            "Layer 0 takes the model's own positions ({}), not the {} ones the lookups show; \
+             {{CycleScheme}} chooses those.",
+            self.own, self.shown
+        )
     }
 }
 
@@ -317,5 +405,37 @@ mod tests {
     fn the_first_copies_are_the_first_word_that_repeats() {
         assert_eq!(first_copies(&[4, 5, 6, 5, 4]), Some((1, 3)));
         assert_eq!(first_copies(&[1, 2, 3]), None);
+    }
+
+    #[test]
+    fn the_finding_names_the_keys_for_the_state_shown() {
+        let layer = layer("bert");
+        let tokens = [
+            token("x", Some(5)),
+            token("y", Some(6)),
+            token("z", Some(7)),
+            token("x", Some(5)),
+        ];
+        let run = SentenceRun::compute(&layer, &tokens, 8, false).unwrap();
+        let sentences = run.finding(&tokens, None, 1);
+        assert!(sentences[0].starts_with("Reversed"), "{sentences:?}");
+        assert!(sentences[1].starts_with("'x' at"), "{sentences:?}");
+        let keys = sentences.last().unwrap();
+        assert_eq!(
+            keys,
+            "{ToggleHeadOverview} shows the head's weights small, {TogglePositions} gives \
+             layer 0 the model's positions."
+        );
+        assert!(super::keys(2, true).starts_with("{PreviousHead} {NextHead} choose the head"));
+        let own = OwnPositions::of(false, PositionScheme::Sinusoidal, true);
+        assert_eq!(
+            own.map(OwnPositions::sentence).as_deref(),
+            Some(
+                "Layer 0 takes the model's own positions (learned), not the sinusoidal ones the \
+                 lookups show; {CycleScheme} chooses those."
+            )
+        );
+        assert_eq!(OwnPositions::of(true, PositionScheme::Rope, true), None);
+        assert_eq!(OwnPositions::of(true, PositionScheme::Learned, false), None);
     }
 }

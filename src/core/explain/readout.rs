@@ -3,7 +3,7 @@
 use ndarray::Array1;
 
 use crate::core::analysis::metrics::euclidean_distance;
-use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::TokenLookup;
 use crate::core::text::vocabulary::bare_word;
 
@@ -79,6 +79,59 @@ pub fn describe_copies(
         current.token.text,
         distances(current, &others, |lookup| lookup.token_vector.as_ref()),
     ))
+}
+
+/// Why a word's copies are identical or not, in the state shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopiesWhy {
+    /// The model has no learned position table: positions stay out of the embedding layer.
+    NoLearnedTable,
+    /// Positions on, but the scheme acts inside attention and adds nothing here.
+    InsideAttention(PositionScheme),
+    /// Positions on and added: each copy gets its own position's vector.
+    OwnPositions,
+    /// Positions off: same id, same row, same vector.
+    SameVector,
+}
+
+impl CopiesWhy {
+    /// Why for a copy whose position vector is `position`, under the selected `scheme` with
+    /// positions on or off.
+    #[must_use]
+    pub fn of(position: &PositionVector, scheme: PositionScheme, positions: bool) -> Self {
+        if *position == PositionVector::NoLearnedTable {
+            Self::NoLearnedTable
+        } else if positions && !scheme.is_additive() {
+            Self::InsideAttention(scheme)
+        } else if positions {
+            Self::OwnPositions
+        } else {
+            Self::SameVector
+        }
+    }
+
+    /// The reason in a sentence, its keys named as `{Action}`.
+    #[must_use]
+    pub fn sentence(self) -> String {
+        match self {
+            Self::NoLearnedTable => "This model has no learned position table: it keeps \
+                                     position out of the embedding layer (Llama-style models \
+                                     rotate queries and keys inside attention), so the copies \
+                                     stay identical here. {CycleScheme} switches to sinusoidal \
+                                     vectors to see what adding one does."
+                .to_owned(),
+            Self::InsideAttention(scheme) => format!(
+                "{scheme} adds nothing to the embeddings, so the copies stay identical here: \
+                 position enters inside attention ({{ShowDetail(Attention)}} shows where)."
+            ),
+            Self::OwnPositions => "Same row, but each copy gets its own position's vector: the \
+                                   input vectors now differ."
+                .to_owned(),
+            Self::SameVector => "Same id, same row, same vector: the lookup has no input for \
+                                 position. {TogglePositions} adds positions."
+                .to_owned(),
+        }
+    }
 }
 
 /// Different words the vocabulary lacks, which all read its one unknown-token row: they share
@@ -399,5 +452,38 @@ mod tests {
         assert_eq!(list(&["0"]), "0");
         assert_eq!(list(&["0", "3"]), "0 and 3");
         assert_eq!(list(&["0", "2", "5"]), "0, 2 and 5");
+    }
+
+    #[test]
+    fn copies_are_told_apart_only_by_added_positions() {
+        let learned = PositionVector::Added(Array1::zeros(2));
+        assert_eq!(
+            CopiesWhy::of(&learned, PositionScheme::Learned, false),
+            CopiesWhy::SameVector
+        );
+        assert_eq!(
+            CopiesWhy::of(&learned, PositionScheme::Learned, true),
+            CopiesWhy::OwnPositions
+        );
+        let rope = CopiesWhy::of(&PositionVector::Absent, PositionScheme::Rope, true);
+        assert_eq!(rope, CopiesWhy::InsideAttention(PositionScheme::Rope));
+        assert!(
+            rope.sentence()
+                .starts_with("RoPE adds nothing to the embeddings")
+        );
+        let none = CopiesWhy::of(
+            &PositionVector::NoLearnedTable,
+            PositionScheme::Learned,
+            true,
+        );
+        assert!(
+            none.sentence()
+                .contains("{CycleScheme} switches to sinusoidal")
+        );
+        assert!(
+            CopiesWhy::SameVector
+                .sentence()
+                .contains("{TogglePositions} adds positions")
+        );
     }
 }

@@ -263,6 +263,16 @@ impl Separation {
     }
 }
 
+/// `word` with its first letter in capitals, to open a sentence.
+#[must_use]
+pub fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,8 +23,9 @@ use crate::action::fill_keys;
 use crate::app::{App, MAX_VIEW_TOKENS, RealLayer};
 use crate::core::analysis::attention::{HeadPattern, Mask};
 use crate::core::analysis::layer0::Layer0;
+use crate::core::explain::head::HeadFinding;
 use crate::core::explain::layer0::SentenceRun;
-use crate::core::tables::positional::{ALIBI_HEADS, PositionScheme, alibi_slopes};
+use crate::core::tables::positional::PositionScheme;
 use crate::core::text::vocabulary::copies_of;
 use crate::theme::{CURRENT_MARKER, Theme};
 use budget::{Budget, rows_shown};
@@ -632,49 +633,9 @@ fn finding(app: &App, attention: &HeadPattern, grid: &Grid, width: usize) -> Vec
         .members
         .first()
         .map_or(0, |&index| tokens[index].position);
-    let causal = app.mask() == Mask::Causal;
-    let text = match (app.active_scheme(), causal) {
-        (PositionScheme::None, false) => fill_keys(
-            "No position signal: each word's output depends only on which words are \
-                 present, not their order (press {ToggleCompare} to compare orders).",
-        ),
-        (PositionScheme::None, true) => format!(
-            "The causal mask alone breaks the symmetry: position {first} sees only itself \
-             (weight {:.2}), the last token sees everything.",
-            attention.weights.get([0, 0]).copied().unwrap_or(1.0)
-        ),
-        (PositionScheme::Learned | PositionScheme::Sinusoidal, _) => {
-            let mut text = "Positions were added to the inputs, so the same word at another \
-                            place attends differently."
-                .to_owned();
-            if causal {
-                text.push_str(" The causal mask also hides from each token the tokens after it.");
-            }
-            text
-        }
-        (PositionScheme::Rope, _) => {
-            let mut text = "RoPE adds nothing to the embeddings: it rotates each query and key \
-                            pair of dimensions by position × θᵢ, keeping their length; a score \
-                            depends only on the distance between positions."
-                .to_owned();
-            if causal {
-                text.push_str(" The causal mask also hides the tokens after each token.");
-            }
-            text
-        }
-        (PositionScheme::Alibi, _) => {
-            let slopes: Vec<String> = alibi_slopes(ALIBI_HEADS)
-                .iter()
-                .map(|slope| format!("1/{}", (1.0 / slope).round()))
-                .collect();
-            format!(
-                "ALiBi adds nothing to the embeddings: it subtracts slope × distance from each \
-                 score (head 1, slope 1/2); all {ALIBI_HEADS} heads' slopes: {}.",
-                slopes.join(" ")
-            )
-        }
-    };
-    wrap_words(&text, width)
+    let weight = attention.weights.get([0, 0]).copied().unwrap_or(1.0);
+    let finding = HeadFinding::of(app.active_scheme(), app.mask(), first, weight);
+    wrap_words(&fill_keys(&finding.sentence()), width)
 }
 
 /// With no positions and no mask, copies of the current word get the same weights and output:

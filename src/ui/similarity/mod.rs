@@ -11,9 +11,9 @@ use unicode_width::UnicodeWidthStr;
 use super::heatmap::HeatScale;
 use super::pane::Pane;
 use super::vector::{display_width, fit, pad, window, wrap_words};
-use crate::action::{Action, Scope, key, key_name};
+use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
-use crate::core::explain::verdict::Direction;
+use crate::core::explain::cosine::{CopiesCosine, CopyPair, NotInHeatMap};
 use crate::core::text::vocabulary::copies_of;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 use nearest::{nearest_compact, nearest_lines};
@@ -568,83 +568,37 @@ fn finding_lines(
     let mut lines = Vec::new();
     if members.current.is_none() {
         let note = match tokens.get(app.step()) {
-            Some(token) if token.id.is_none() => format!(
-                "'{}' has no row in the {} vocabulary, so it has no vector in the heat map.",
-                token.text,
-                app.model().label()
-            ),
-            _ => format!(
-                "The heat map takes the first {MAX_VIEW_TOKENS} tokens with rows; the current \
-                 token is beyond them."
-            ),
+            Some(token) if token.id.is_none() => NotInHeatMap::NoRow {
+                word: token.text.clone(),
+                vocabulary: app.model().label().to_owned(),
+            },
+            _ => NotInHeatMap::Beyond(MAX_VIEW_TOKENS),
         };
-        lines.extend(wrapped(&note, width, theme.warning()));
+        lines.extend(wrapped(&note.sentence(), width, theme.warning()));
     }
-    let Some((a, b)) = pair else {
-        lines.extend(wrapped(
-            "No word repeats here: type one twice to see what its copies' cosine is.",
-            width,
-            theme.muted(),
-        ));
-        return (lines, Vec::new());
-    };
-    let (first, second) = (members.indices[a], members.indices[b]);
-    let value = cosine[[a, b]];
-    let which = format!(
-        "('{}' at {} and {})",
-        tokens[first].text, tokens[first].position, tokens[second].position
+    let pair = pair.map(|(a, b)| (members.indices[a], members.indices[b], cosine[[a, b]]));
+    let finding = CopiesCosine::of(
+        pair.map(|(first, second, _)| CopyPair {
+            word: tokens[first].text.clone(),
+            first: tokens[first].position,
+            second: tokens[second].position,
+        }),
+        pair.map_or(f64::NAN, |(.., value)| value),
+        app.scheme(),
+        app.overlay(),
+        pair.is_some_and(|(first, second, _)| {
+            lookups[first].input_vector == lookups[second].input_vector
+        }),
     );
-    let identical = lookups[first].input_vector == lookups[second].input_vector;
-    let finding = if !value.is_finite() {
-        format!(
-            "Copies of a word share a row of length zero: it has no direction, so no cosine {which}."
-        )
-    } else if !app.overlay() {
-        format!("Copies of a word have cosine {value:.2} with each other: the same vector {which}.")
-    } else if identical {
-        format!(
-            "{} positions add nothing to the input vectors here, so the copies stay identical: \
-             cosine {value:.4} {which}.",
-            capitalised(app.scheme().label())
-        )
+    let style = if finding == CopiesCosine::NoRepeat {
+        theme.muted()
     } else {
-        format!(
-            "With {} positions added the copies are no longer identical: cosine {value:.4} \
-             {which}.",
-            app.scheme()
-        )
+        theme.finding()
     };
-    lines.extend(wrapped(&finding, width, theme.finding()));
-    let explanation = if !app.overlay() {
-        format!(
-            "The lookup sees only the id, not where the word stands; {} adds positions.",
-            key(&Action::TogglePositions)
-        )
-    } else if identical || !value.is_finite() {
-        String::new()
-    } else {
-        match Direction::of_cosine(value) {
-            Direction::Same => "Each position adds its own vector, yet here the copies still \
-                                point the same way to four decimals."
-                .to_owned(),
-            direction => format!(
-                "Each position adds its own vector, so the two copies of one word now point {}.",
-                direction.phrase()
-            ),
-        }
-    };
-    let explanation = if explanation.is_empty() {
-        Vec::new()
-    } else {
-        wrapped(&explanation, width, theme.muted())
-    };
+    lines.extend(wrapped(&fill_keys(&finding.sentence()), width, style));
+    let explanation = finding
+        .explanation()
+        .map(|why| wrapped(&fill_keys(&why), width, theme.muted()))
+        .unwrap_or_default();
     (lines, explanation)
-}
-
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }

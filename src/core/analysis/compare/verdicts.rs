@@ -9,7 +9,7 @@ use std::fmt;
 
 use super::ComparedSentence;
 use crate::core::analysis::attention::Mask;
-use crate::core::explain::verdict::VectorMatch;
+use crate::core::explain::verdict::{VectorMatch, capitalised};
 use crate::core::tables::positional::PositionScheme;
 use crate::core::text::vocabulary::bare_word;
 
@@ -354,14 +354,6 @@ impl fmt::Display for Cause {
             ),
         }
     }
-}
-
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// `1 word`, `3 words`, or `all 3 words`.
