@@ -180,7 +180,7 @@ fn picture_beside(app: &App, area: Rect) -> bool {
     area.width >= ROOMY_COLUMNS
         && area.height >= PICTURE_BESIDE_MIN_HEIGHT
         && app.detail() != Detail::Picture
-        && app.views().plane.is_some()
+        && app.views().plane.get().is_some()
 }
 
 /// The lesson panel; on a roomy terminal it keeps a readable width and the picture of the

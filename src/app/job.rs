@@ -1,73 +1,40 @@
-//! The one way the explorer computes off the key path: a [`Job`] is work on a thread of its
-//! own, asked to stop when it is dropped; a [`Worker`] runs jobs one at a time, the newest
-//! request waiting for the running one and replacing any request already waiting.
+//! The one way the explorer computes off the key path: a [`Job`] runs work on a thread of its
+//! own, one piece at a time. A newer request asks the running work to stop (work that looks at
+//! its flag stops early), waits for it, and replaces any request already waiting; dropping the
+//! job asks the running work to stop.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::thread;
 
-/// Where a job is.
-pub enum Progress<T> {
-    /// Still working.
-    Running,
-    /// Finished, with its answer.
-    Done(T),
-    /// Ended without an answer (asked to stop, or the table was not ready).
-    Ended,
-}
+/// Work for a job: it looks at the flag it is given now and then and returns `None` once the
+/// flag is set (or when it has no answer).
+pub type Work<T> = Box<dyn FnOnce(&AtomicBool) -> Option<T> + Send>;
 
-/// Work running on a worker thread; dropping it asks the worker to stop.
-pub struct Job<T> {
+/// Work running on a thread; dropping it asks the work to stop.
+struct Running<T> {
+    /// The revision it was asked for.
+    revision: u64,
     stop: Arc<AtomicBool>,
     answer: Receiver<T>,
 }
 
-impl<T: Send + 'static> Job<T> {
-    /// Starts `work` on a worker thread; it looks at the flag it is given now and then and
-    /// returns `None` once the flag is set.
-    pub fn start(work: impl FnOnce(&AtomicBool) -> Option<T> + Send + 'static) -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (send, answer) = mpsc::channel();
-        let flag = Arc::clone(&stop);
-        thread::spawn(move || {
-            if let Some(answer) = work(&flag) {
-                // Nobody listening means the job was superseded: nothing to do.
-                let _ = send.send(answer);
-            }
-        });
-        Self { stop, answer }
-    }
-
-    /// Where the worker is now.
-    #[must_use]
-    pub fn poll(&self) -> Progress<T> {
-        match self.answer.try_recv() {
-            Ok(answer) => Progress::Done(answer),
-            Err(TryRecvError::Empty) => Progress::Running,
-            Err(TryRecvError::Disconnected) => Progress::Ended,
-        }
-    }
-}
-
-impl<T> Drop for Job<T> {
-    /// A job nobody waits for stops at its next look at the flag.
+impl<T> Drop for Running<T> {
+    /// Work nobody waits for stops at its next look at the flag.
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
     }
 }
 
-/// Work for the worker: the revision it was asked for, and what to compute.
-type Work<T> = (u64, Box<dyn FnOnce() -> T + Send>);
-
-/// One background computation at a time; a newer request waits for it and replaces any
-/// request already waiting.
-pub struct Worker<T> {
-    running: Option<(u64, Job<T>)>,
-    queued: Option<Work<T>>,
+/// Background work, one piece at a time; a newer request stops the running one, waits for it
+/// and replaces any request already waiting.
+pub struct Job<T> {
+    running: Option<Running<T>>,
+    queued: Option<(u64, Work<T>)>,
 }
 
-impl<T> Default for Worker<T> {
+impl<T> Default for Job<T> {
     fn default() -> Self {
         Self {
             running: None,
@@ -76,35 +43,50 @@ impl<T> Default for Worker<T> {
     }
 }
 
-impl<T: Send + 'static> Worker<T> {
-    /// Asks for `work`, known by `revision`; it starts when the worker is free.
-    pub fn request(&mut self, revision: u64, work: impl FnOnce() -> T + Send + 'static) {
+impl<T: Send + 'static> Job<T> {
+    /// Asks for `work`, known by `revision`; the running work is asked to stop, and `work`
+    /// starts when it has.
+    pub fn request(
+        &mut self,
+        revision: u64,
+        work: impl FnOnce(&AtomicBool) -> Option<T> + Send + 'static,
+    ) {
+        self.stop();
         self.queued = Some((revision, Box::new(work)));
         self.start_queued();
     }
 
-    /// Forgets what is waiting (a running computation finishes, and is ignored).
-    pub fn cancel(&mut self) {
+    /// Asks the running work to stop and forgets what is waiting; work that does not look at
+    /// its flag finishes, and its answer is still handed out by [`Job::poll`].
+    pub fn stop(&mut self) {
+        if let Some(running) = &self.running {
+            running.stop.store(true, Ordering::Relaxed);
+        }
         self.queued = None;
     }
 
-    /// A finished computation's revision and answer, if one finished; the next request starts.
+    /// A finished piece's revision and answer, if one finished with an answer; the next
+    /// request starts.
     pub fn poll(&mut self) -> Option<(u64, T)> {
-        let (revision, job) = self.running.as_ref()?;
-        let result = match job.poll() {
-            Progress::Done(value) => Some((*revision, value)),
-            Progress::Running => return None,
-            Progress::Ended => None,
+        let running = self.running.as_ref()?;
+        let answer = match running.answer.try_recv() {
+            Ok(answer) => Some((running.revision, answer)),
+            Err(TryRecvError::Empty) => return None,
+            Err(TryRecvError::Disconnected) => None,
         };
         self.running = None;
         self.start_queued();
-        result
+        answer
     }
 
-    /// Whether something runs or waits.
+    /// Whether an answer is to come: work waits, or runs and was not asked to stop.
     #[must_use]
     pub fn busy(&self) -> bool {
-        self.running.is_some() || self.queued.is_some()
+        self.queued.is_some()
+            || self
+                .running
+                .as_ref()
+                .is_some_and(|running| !running.stop.load(Ordering::Relaxed))
     }
 
     fn start_queued(&mut self) {
@@ -114,7 +96,20 @@ impl<T: Send + 'static> Worker<T> {
         let Some((revision, work)) = self.queued.take() else {
             return;
         };
-        self.running = Some((revision, Job::start(move |_| Some(work()))));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (send, answer) = mpsc::channel();
+        let flag = Arc::clone(&stop);
+        thread::spawn(move || {
+            if let Some(answer) = work(&flag) {
+                // Nobody listening means the job was dropped: nothing to do.
+                let _ = send.send(answer);
+            }
+        });
+        self.running = Some(Running {
+            revision,
+            stop,
+            answer,
+        });
     }
 }
 
@@ -123,47 +118,65 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
 
-    #[test]
-    fn the_worker_runs_one_thing_at_a_time_and_only_the_newest_request_waits() {
-        let mut worker: Worker<u64> = Worker::default();
-        let (release, hold) = mpsc::channel::<()>();
-        // The first request runs and waits to be released; two more arrive meanwhile.
-        worker.request(1, move || {
-            hold.recv().unwrap();
-            1
-        });
-        worker.request(2, || 2);
-        worker.request(3, || 3);
-        assert!(worker.busy());
-        assert_eq!(worker.poll(), None, "the first is still running");
-        release.send(()).unwrap();
+    /// Polls `job` until nothing is to come, collecting the answers.
+    fn answers(job: &mut Job<u64>) -> Vec<(u64, u64)> {
         let mut answers = Vec::new();
-        while worker.busy() {
-            if let Some(answer) = worker.poll() {
-                answers.push(answer);
-            }
-            std::thread::yield_now();
+        while job.busy() || job.running.is_some() {
+            answers.extend(job.poll());
+            thread::yield_now();
         }
-        // Request 2 was replaced by 3 before it could start.
-        assert_eq!(answers, [(1, 1), (3, 3)]);
+        answers
     }
 
     #[test]
-    fn a_cancelled_request_never_starts() {
-        let mut worker: Worker<u64> = Worker::default();
+    fn a_job_runs_one_thing_at_a_time_and_only_the_newest_request_waits() {
+        let mut job: Job<u64> = Job::default();
         let (release, hold) = mpsc::channel::<()>();
-        worker.request(1, move || {
+        // The first request runs and waits to be released (looking at no flag); two more
+        // arrive meanwhile.
+        job.request(1, move |_| {
             hold.recv().unwrap();
-            1
+            Some(1)
         });
-        worker.request(2, || 2);
-        worker.cancel();
+        job.request(2, |_| Some(2));
+        job.request(3, |_| Some(3));
+        assert!(job.busy());
+        assert_eq!(job.poll(), None, "the first is still running");
         release.send(()).unwrap();
-        let mut answers = Vec::new();
-        while worker.busy() {
-            answers.extend(worker.poll());
-            std::thread::yield_now();
-        }
-        assert_eq!(answers, [(1, 1)]);
+        // Request 2 was replaced by 3 before it could start.
+        assert_eq!(answers(&mut job), [(1, 1), (3, 3)]);
+    }
+
+    #[test]
+    fn a_stopped_request_never_starts_and_work_that_looks_at_its_flag_stops() {
+        let mut job: Job<u64> = Job::default();
+        let (started, running) = mpsc::channel::<()>();
+        job.request(1, move |stop| {
+            started.send(()).unwrap();
+            while !stop.load(Ordering::Relaxed) {
+                thread::yield_now();
+            }
+            None
+        });
+        running.recv().unwrap();
+        job.request(2, |_| Some(2));
+        job.stop();
+        assert!(!job.busy(), "nothing is to come");
+        assert_eq!(answers(&mut job), []);
+    }
+
+    #[test]
+    fn dropping_a_job_stops_its_work() {
+        let mut job: Job<u64> = Job::default();
+        let (stopped, seen) = mpsc::channel::<()>();
+        job.request(1, move |stop| {
+            while !stop.load(Ordering::Relaxed) {
+                thread::yield_now();
+            }
+            stopped.send(()).unwrap();
+            None
+        });
+        drop(job);
+        seen.recv().unwrap();
     }
 }

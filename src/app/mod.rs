@@ -4,6 +4,7 @@
 //! the learner is ([`navigation`]), the switches ([`settings`]) and the modes ([`prompt`],
 //! [`compare`], [`lesson`]). Then [`derive`] recomputes exactly what depends on what changed.
 
+pub mod cell;
 pub mod compare;
 pub mod derive;
 pub mod editor;

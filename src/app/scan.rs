@@ -1,12 +1,12 @@
 //! Whole-matrix work off the key path: the nearest rows, the one-hot product and the typical
-//! magnitude of a large table are computed as a [`Job`] on a worker thread, which a newer
-//! request cancels.
+//! magnitude of a large table, as work a [`super::cell::Cell`] runs on its job, which a newer
+//! request stops.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use ndarray::Array1;
 
-use super::job::Job;
 use crate::core::analysis::metrics::typical_magnitude;
 use crate::core::analysis::similarity::{nearest_rows_unless, one_hot_product_unless};
 use crate::core::tables::weights::EmbeddingModel;
@@ -23,35 +23,38 @@ pub type Neighbours = Vec<(usize, f64)>;
 /// The nearest rows to a token vector and to its input vector.
 pub type NearestPair = (Neighbours, Neighbours);
 
-/// Finds the rows of `model`'s table nearest `token` and nearest `input`.
-#[must_use]
+/// Finds the rows of `model`'s table nearest `token` and nearest `input` (`None` once `stop`
+/// is set).
 pub fn nearest(
     model: &Arc<EmbeddingModel>,
     token: Array1<f32>,
     input: Array1<f32>,
-) -> Job<NearestPair> {
+) -> impl FnOnce(&AtomicBool) -> Option<NearestPair> + Send + 'static {
     let model = Arc::clone(model);
-    Job::start(move |stop| {
+    move |stop| {
         let table = model.token_table();
         let from_token = nearest_rows_unless(table, token.view(), NEAREST_ROWS, stop)?;
         let from_input = nearest_rows_unless(table, input.view(), NEAREST_ROWS, stop)?;
         Some((from_token, from_input))
-    })
+    }
 }
 
-/// Computes `one_hot(id) · W` over `model`'s whole table (`None` inside when it has no row
-/// `id` or is not ready).
-#[must_use]
-pub fn one_hot(model: &Arc<EmbeddingModel>, id: usize) -> Job<Option<Array1<f32>>> {
+/// Computes `one_hot(id) · W` over `model`'s whole table (`None` when it has no row `id`, is
+/// not ready, or once `stop` is set).
+pub fn one_hot(
+    model: &Arc<EmbeddingModel>,
+    id: usize,
+) -> impl FnOnce(&AtomicBool) -> Option<Array1<f32>> + Send + 'static {
     let model = Arc::clone(model);
-    Job::start(move |stop| one_hot_product_unless(model.token_table(), id, stop))
+    move |stop| one_hot_product_unless(model.token_table(), id, stop).flatten()
 }
 
 /// The typical magnitude of `model`'s token table and of its position table, if it has one.
-#[must_use]
-pub fn scales(model: &Arc<EmbeddingModel>) -> Job<Scales> {
+pub fn scales(
+    model: &Arc<EmbeddingModel>,
+) -> impl FnOnce(&AtomicBool) -> Option<Scales> + Send + 'static {
     let model = Arc::clone(model);
-    Job::start(move |_| Some(Scales::of(&model)))
+    move |_| Some(Scales::of(&model))
 }
 
 /// The tables' typical magnitudes, which colours and strips are drawn relative to.

@@ -493,9 +493,9 @@ fn switching_the_vocabulary_shares_the_models_made() {
 fn the_panes_data_goes_when_the_pane_closes() {
     let mut app = explorer_on(DEFAULT_SENTENCE, None);
     app.handle_event(&key(KeyCode::Char('o')));
-    assert!(app.views().one_hot.is_some());
+    assert!(app.views().one_hot.get().is_some());
     app.handle_event(&key(KeyCode::Char('o')));
-    assert!(app.views().one_hot.is_none());
+    assert!(app.views().one_hot.get().is_none());
     let before = counts(&app);
     app.handle_event(&key(KeyCode::Char('o')));
     assert_eq!(counts(&app).one_hot, before.one_hot + 1);
@@ -572,7 +572,7 @@ fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
     app.handle_event(&key(KeyCode::Enter));
     app.handle_event(&key(KeyCode::Char('s')));
     assert!(app.scanning(), "the scan runs on a worker");
-    assert!(app.views().nearest.is_none());
+    assert!(app.views().nearest.get().is_none());
     app.handle_event(&key(KeyCode::Right));
     assert_eq!(app.step(), 1, "the explorer steps while the scan runs");
     assert!(app.scanning(), "a new scan for the new token");
@@ -587,7 +587,7 @@ fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
         lookup.token_vector.as_ref().unwrap().view(),
         NEAREST_ROWS,
     );
-    assert_eq!(app.views().nearest.as_ref().unwrap().0, expected);
+    assert_eq!(app.views().nearest.get().unwrap().0, expected);
 }
 
 #[test]
@@ -620,7 +620,7 @@ fn a_large_one_hot_product_runs_off_the_key_path_and_a_step_supersedes_it() {
     app.handle_event(&key(KeyCode::Char('o')));
     assert_eq!(app.detail(), crate::view_state::Detail::OneHot);
     assert!(app.scanning(), "the product runs on a worker");
-    assert!(app.views().one_hot.is_none());
+    assert!(app.views().one_hot.get().is_none());
     app.handle_event(&key(KeyCode::Right));
     assert_eq!(app.step(), 1, "the explorer steps while the product runs");
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -630,11 +630,7 @@ fn a_large_one_hot_product_runs_off_the_key_path_and_a_step_supersedes_it() {
         app.update(Action::Tick);
     }
     let row = app.model().lookup(1).unwrap();
-    assert_eq!(
-        app.views().one_hot.as_ref(),
-        Some(&row),
-        "row 1, bit for bit"
-    );
+    assert_eq!(app.views().one_hot.get(), Some(&row), "row 1, bit for bit");
 }
 
 #[test]

@@ -135,7 +135,7 @@ fn content(app: &App, width: usize) -> Content {
         ));
         return Content::Message(lines);
     };
-    let (Some(product), Some(row)) = (app.views().one_hot.as_ref(), model.lookup(id)) else {
+    let (Some(product), Some(row)) = (app.views().one_hot.get(), model.lookup(id)) else {
         let text = if app.scanning() {
             format!(
                 "one-hot({id}) × W: computing… (reading all {} rows; keys still work)",

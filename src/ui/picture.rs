@@ -64,7 +64,7 @@ pub(super) fn build(app: &App, width: u16) -> Picture<'_> {
     let inputs = app
         .views()
         .plane
-        .as_ref()
+        .get()
         .is_some_and(|plane| plane.dots.iter().any(|dot| dot.kind == DotKind::Input));
     let title = if inputs {
         " Picture · token → input vectors on their top two axes (PCA) "
@@ -166,7 +166,7 @@ fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
 
 fn content(app: &App, width: usize) -> Content<'_> {
     let theme = app.theme();
-    let Some(plane) = app.views().plane.as_ref() else {
+    let Some(plane) = app.views().plane.get() else {
         let text = if app.tokens().is_empty() {
             "Type a sentence: its vectors are drawn here, flattened onto the two directions \
              along which they spread the most."

@@ -244,7 +244,7 @@ struct Copies {
 pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
     let title = title(app, width);
     let width = usize::from(width.saturating_sub(2));
-    let body = match &app.views().attention {
+    let body = match app.views().attention.get() {
         None => Body::Message(
             wrap_words(&nothing_to_attend(app), width)
                 .into_iter()

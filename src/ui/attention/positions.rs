@@ -34,7 +34,7 @@ pub(super) fn extra(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<L
 /// vector: the angles are the same ones the head uses for its query and key.
 fn rope_lines(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let muted = |text: String| Line::styled(text, theme.muted());
-    let Some(turn) = &app.views().rope else {
+    let Some(turn) = app.views().rope.get() else {
         return match app.lookups().get(app.step()) {
             Some(lookup) => vec![muted(format!(
                 "{} has no row, so nothing to turn at position {}.",
@@ -95,7 +95,7 @@ fn rope_lines(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
 /// angle, so the copies' rotated vectors (and so their queries and keys) differ. The lesson's
 /// step on position inside attention shows it too: the evidence beside its claim.
 pub(in crate::ui) fn rope_copies(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
-    let Some(copies) = &app.views().rope_copies else {
+    let Some(copies) = app.views().rope_copies.get() else {
         return Vec::new();
     };
     let (word, position) = (&copies.token.text, copies.token.position);
@@ -131,7 +131,7 @@ pub(in crate::ui) fn rope_copies(app: &App, width: usize, theme: Theme) -> Vec<L
 /// The current token's biases and what `ALiBi` can and cannot tell apart under each mask.
 fn alibi_lines(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    if let Some(row) = &app.views().alibi {
+    if let Some(row) = app.views().alibi.get() {
         let mut text = format!("bias on position {}'s scores, key by key:", row.position);
         for key in grid.keys.clone() {
             match row.biases.get(key).copied().flatten() {

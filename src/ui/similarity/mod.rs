@@ -253,7 +253,7 @@ fn content(app: &App, width: usize) -> Content<'_> {
             key_name(&Action::FocusExplorer, Scope::Input)
         )));
     }
-    let cosine = app.views().cosine.as_ref();
+    let cosine = app.views().cosine.get();
     let members = Members::new(app, cosine.map_or(0, ndarray::Array2::nrows));
     let Some(cosine) = cosine.filter(|_| !members.indices.is_empty()) else {
         return Content::Message(muted(&format!(
@@ -266,7 +266,7 @@ fn content(app: &App, width: usize) -> Content<'_> {
     let nearest = nearest_lines(app, width);
     let nearest_compact = nearest_compact(app, width);
     let kind = app.model().table_kind();
-    let nearest_note = if app.views().nearest.is_some() {
+    let nearest_note = if app.views().nearest.get().is_some() {
         let style = if kind.is_trained() {
             theme.finding()
         } else {

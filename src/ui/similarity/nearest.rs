@@ -28,7 +28,7 @@ pub(super) fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             theme.muted(),
         );
     };
-    let Some((from_token, from_input)) = app.views().nearest.as_ref() else {
+    let Some((from_token, from_input)) = app.views().nearest.get() else {
         let text = if app.scanning() {
             format!(
                 "Nearest rows: computing… (reading all {} rows; keys still work)",
@@ -99,7 +99,7 @@ pub(super) fn nearest_compact(app: &App, width: usize) -> Vec<Line<'static>> {
     let theme = app.theme();
     let model = app.model();
     let (Some(token), Some((from_token, from_input))) =
-        (app.current_token(), app.views().nearest.as_ref())
+        (app.current_token(), app.views().nearest.get())
     else {
         return nearest_lines(app, width);
     };
