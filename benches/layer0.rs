@@ -1,7 +1,8 @@
-//! The model's own layer 0 at full size: a 64-token sentence through a 4096-wide Llama-style
-//! first attention layer (32 query heads, 8 key/value heads, bf16), on a checkpoint the
-//! benchmark writes once under `target/bench-models`. The file is opened before timing; the
-//! figure is the layer itself (norm, projections read in place, RoPE, every head).
+//! The model's own layer 0 at three widths: a 64-token sentence through a Llama-style first
+//! attention layer 768 wide (12 heads, BERT's and GPT-2's width: a block of 512 and a shorter
+//! one), 1024 wide (16 heads) and 4096 wide (32 query heads, 8 key/value heads), bf16, on
+//! checkpoints the benchmark writes once under `target/bench-models`. The file is opened before
+//! timing; the figure is the layer itself (norm, projections read in place, RoPE, every head).
 
 use std::fmt::Write as _;
 use std::fs::{self, File};
@@ -14,29 +15,58 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use embedlens::core::files::{FileSource, OpenOptions, open};
 use half::bf16;
 
-const HIDDEN: usize = 4096;
-const HEADS: usize = 32;
-const KV_HEADS: usize = 8;
-const HEAD_DIMS: usize = HIDDEN / HEADS;
 const VOCABULARY: usize = 1024;
 const TOKENS: usize = 64;
 
+/// A layer's shape: its width and its query and key/value heads.
+#[derive(Clone, Copy)]
+struct Shape {
+    hidden: usize,
+    heads: usize,
+    kv_heads: usize,
+}
+
+/// The widths measured.
+const SHAPES: [Shape; 3] = [
+    Shape {
+        hidden: 768,
+        heads: 12,
+        kv_heads: 12,
+    },
+    Shape {
+        hidden: 1024,
+        heads: 16,
+        kv_heads: 16,
+    },
+    Shape {
+        hidden: 4096,
+        heads: 32,
+        kv_heads: 8,
+    },
+];
+
 /// The tensors of the checkpoint: name and shape.
-fn tensors() -> Vec<(&'static str, Vec<usize>)> {
+fn tensors(shape: Shape) -> Vec<(&'static str, Vec<usize>)> {
+    let Shape {
+        hidden,
+        heads,
+        kv_heads,
+    } = shape;
+    let head_dims = hidden / heads;
     vec![
-        ("model.embed_tokens.weight", vec![VOCABULARY, HIDDEN]),
-        ("model.layers.0.input_layernorm.weight", vec![HIDDEN]),
+        ("model.embed_tokens.weight", vec![VOCABULARY, hidden]),
+        ("model.layers.0.input_layernorm.weight", vec![hidden]),
         (
             "model.layers.0.self_attn.q_proj.weight",
-            vec![HEADS * HEAD_DIMS, HIDDEN],
+            vec![heads * head_dims, hidden],
         ),
         (
             "model.layers.0.self_attn.k_proj.weight",
-            vec![KV_HEADS * HEAD_DIMS, HIDDEN],
+            vec![kv_heads * head_dims, hidden],
         ),
         (
             "model.layers.0.self_attn.v_proj.weight",
-            vec![KV_HEADS * HEAD_DIMS, HIDDEN],
+            vec![kv_heads * head_dims, hidden],
         ),
     ]
 }
@@ -50,10 +80,16 @@ fn value(tensor: usize, index: usize) -> f32 {
 }
 
 /// Writes the checkpoint folder (model.safetensors and config.json) unless it is there.
-fn checkpoint() -> PathBuf {
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-models/layer0-4096-bf16");
+fn checkpoint(shape: Shape) -> PathBuf {
+    let Shape {
+        hidden,
+        heads,
+        kv_heads,
+    } = shape;
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("target/bench-models/layer0-{hidden}-bf16"));
     let file = folder.join("model.safetensors");
-    let tensors = tensors();
+    let tensors = tensors(shape);
     let data: usize = tensors
         .iter()
         .map(|(_, shape)| shape.iter().product::<usize>() * 2)
@@ -101,8 +137,8 @@ fn checkpoint() -> PathBuf {
     fs::write(
         folder.join("config.json"),
         format!(
-            "{{\"model_type\":\"llama\",\"hidden_size\":{HIDDEN},\"num_attention_heads\":{HEADS},\
-             \"num_key_value_heads\":{KV_HEADS},\"rms_norm_eps\":1e-5,\"rope_theta\":500000.0,\
+            "{{\"model_type\":\"llama\",\"hidden_size\":{hidden},\"num_attention_heads\":{heads},\
+             \"num_key_value_heads\":{kv_heads},\"rms_norm_eps\":1e-5,\"rope_theta\":500000.0,\
              \"max_position_embeddings\":8192}}"
         ),
     )
@@ -111,20 +147,30 @@ fn checkpoint() -> PathBuf {
 }
 
 fn layer0(c: &mut Criterion) {
-    let folder = checkpoint();
-    let layer = open(&FileSource::path(&folder), &OpenOptions::default())
-        .map(|opened| opened.layer0)
-        .expect("the checkpoint opens")
-        .expect("it has a layer 0");
     let ids: Vec<usize> = (0..TOKENS).map(|i| (i * 37) % VOCABULARY).collect();
     let mut group = c.benchmark_group("layer0");
     group
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
-    group.bench_function("64 tokens, 4096 wide, 32/8 heads, bf16", |b| {
-        b.iter(|| black_box(layer.run(black_box(&ids), true).expect("the layer runs")));
-    });
+    for shape in SHAPES {
+        let Shape {
+            hidden,
+            heads,
+            kv_heads,
+        } = shape;
+        let layer = open(
+            &FileSource::path(&checkpoint(shape)),
+            &OpenOptions::default(),
+        )
+        .map(|opened| opened.layer0)
+        .expect("the checkpoint opens")
+        .expect("it has a layer 0");
+        let name = format!("{TOKENS} tokens, {hidden} wide, {heads}/{kv_heads} heads, bf16");
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(layer.run(black_box(&ids), true).expect("the layer runs")));
+        });
+    }
     group.finish();
 }
 

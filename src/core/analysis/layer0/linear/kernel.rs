@@ -10,14 +10,31 @@ pub(super) const BLOCK: usize = 512;
 /// Float32 lanes in a block.
 pub(super) const LANES: usize = 8;
 
+/// Numbers block `block` of a vector of `width` numbers holds as laid out: [`BLOCK`], or, for
+/// the last, shorter block, the numbers past the last whole block rounded up to whole lanes
+/// (the padding is zeros, whose products add nothing to any lane).
+pub(super) fn block_len(width: usize, block: usize) -> usize {
+    if block < width / BLOCK {
+        BLOCK
+    } else {
+        (width % BLOCK).next_multiple_of(LANES)
+    }
+}
+
+/// Numbers one vector of `width` takes in a layout: its width padded to whole lanes.
+pub(super) fn padded(width: usize) -> usize {
+    width.next_multiple_of(LANES)
+}
+
 /// Vectors of `width` numbers laid out block by block for the tiles: block `b` ([`BLOCK`]
-/// numbers) of every vector side by side, `slots` of them, then each vector's tail past its
-/// last whole block. The blocks the tiles meet together are then neighbours in memory, so
-/// the core's caches and prefetchers take them as one stream; rows a power of two apart
-/// (4096 numbers: 16 KiB) would instead fall on the same few sets of its first cache.
+/// numbers) of every vector side by side, `slots` of them, then each vector's shorter last
+/// block (padded with zeros to whole lanes). The blocks the tiles meet together are then
+/// neighbours in memory, so the core's caches and prefetchers take them as one stream; rows a
+/// power of two apart (4096 numbers: 16 KiB) would instead fall on the same few sets of its
+/// first cache.
 #[derive(Clone, Copy)]
 pub(super) struct Blocks<'a> {
-    /// The numbers, `slots × width` of them.
+    /// The numbers, `slots × padded(width)` of them.
     data: &'a [f32],
     /// Vectors the layout has room for.
     slots: usize,
@@ -31,7 +48,7 @@ impl<'a> Blocks<'a> {
     /// `count` of the `slots` vectors laid out in `data`.
     pub(super) fn new(data: &'a [f32], slots: usize, count: usize, width: usize) -> Self {
         assert!(
-            count <= slots && data.len() >= slots * width,
+            count <= slots && data.len() >= slots * padded(width),
             "a layout of whole vectors"
         );
         Self {
@@ -42,45 +59,36 @@ impl<'a> Blocks<'a> {
         }
     }
 
-    /// One vector alone: its layout is the vector itself.
-    pub(super) fn one(vector: &'a [f32]) -> Self {
-        Self::new(vector, 1, 1, vector.len())
+    /// Blocks in each vector, the shorter last one included.
+    pub(super) fn blocks(&self) -> usize {
+        self.width.div_ceil(BLOCK)
     }
 
-    /// Where block `block` of vector `index` starts in a layout of `slots` vectors.
-    pub(super) fn offset(slots: usize, index: usize, block: usize) -> usize {
-        (block * slots + index) * BLOCK
+    /// Where block `block` of vector `index` starts in a layout of `slots` vectors of `width`.
+    pub(super) fn offset(slots: usize, width: usize, index: usize, block: usize) -> usize {
+        block * slots * BLOCK + index * block_len(width, block)
     }
 
-    /// Where the tail of vector `index` starts in a layout of `slots` vectors of `width`.
-    pub(super) fn tail_offset(slots: usize, width: usize, index: usize) -> usize {
-        let whole = width / BLOCK * BLOCK;
-        whole * slots + index * (width - whole)
-    }
-
-    /// Writes `vector` into slot `index` of a layout of `slots` vectors.
+    /// Writes `vector` into slot `index` of a layout of `slots` vectors, padding included.
     pub(super) fn write(data: &mut [f32], slots: usize, index: usize, vector: &[f32]) {
-        for (block, numbers) in vector.chunks_exact(BLOCK).enumerate() {
-            data[Self::offset(slots, index, block)..][..BLOCK].copy_from_slice(numbers);
+        let width = vector.len();
+        for (block, numbers) in vector.chunks(BLOCK).enumerate() {
+            let laid = &mut data[Self::offset(slots, width, index, block)..];
+            let (laid, padding) = laid[..block_len(width, block)].split_at_mut(numbers.len());
+            laid.copy_from_slice(numbers);
+            padding.fill(0.0);
         }
-        let whole = vector.len() / BLOCK * BLOCK;
-        data[Self::tail_offset(slots, vector.len(), index)..][..vector.len() - whole]
-            .copy_from_slice(&vector[whole..]);
     }
 
-    /// Block `block` ([`BLOCK`] numbers) of vector `index`.
+    /// Block `block` of vector `index`: [`BLOCK`] numbers, or fewer for the last.
     #[expect(
         clippy::inline_always,
         reason = "inlined into the AVX2-compiled caller with the tiles"
     )]
     #[inline(always)]
     pub(super) fn block(&self, index: usize, block: usize) -> &'a [f32] {
-        &self.data[Self::offset(self.slots, index, block)..][..BLOCK]
-    }
-
-    /// The numbers of vector `index` past its last whole block.
-    pub(super) fn tail(&self, index: usize) -> &'a [f32] {
-        &self.data[Self::tail_offset(self.slots, self.width, index)..][..self.width % BLOCK]
+        &self.data[Self::offset(self.slots, self.width, index, block)..]
+            [..block_len(self.width, block)]
     }
 }
 
@@ -161,7 +169,7 @@ pub(super) fn tiles(
 ) {
     let rows = weights.count;
     let tokens = inputs.count;
-    let blocks = weights.width / BLOCK;
+    let blocks = weights.blocks();
     // The `ahead` bytes' cache lines spread over the steps below, a few a step.
     let steps = tokens.div_ceil(TOKEN_BLOCK) * blocks;
     let lines: usize = ahead.iter().map(|bytes| bytes.len().div_ceil(64)).sum();
@@ -315,14 +323,32 @@ pub(super) fn block<const R: usize, const T: usize>(
 }
 
 /// `x · w` as every projection computes it: products added to [`LANES`] float32 lanes by a
-/// fused multiply-add over blocks of [`BLOCK`] numbers, each block's lanes added into f64
-/// lanes, the tail past the last whole block summed in f64, then the lanes added pairwise.
+/// fused multiply-add over blocks of [`BLOCK`] numbers (the last block shorter, padded with
+/// zeros to whole lanes), each block's lanes added into f64 lanes, then the lanes added
+/// pairwise.
+///
+/// # Panics
+/// When the vectors differ in length.
 #[must_use]
 pub fn dot(x: &[f32], w: &[f32]) -> f64 {
-    let (w, x) = (Blocks::one(w), Blocks::one(x));
+    assert_eq!(x.len(), w.len(), "vectors of one width");
+    let width = x.len();
+    let lay_out = |vector: &[f32]| {
+        let mut data = vec![0.0; padded(width)];
+        Blocks::write(&mut data, 1, 0, vector);
+        data
+    };
+    let (w, x) = (lay_out(w), lay_out(x));
     let mut wide = [[0.0; LANES]];
-    tiles(&w, &x, 0, &[], &mut wide, TileKind::Portable);
-    finish(wide[0], x.tail(0), w.tail(0))
+    tiles(
+        &Blocks::new(&w, 1, 1, width),
+        &Blocks::new(&x, 1, 1, width),
+        0,
+        &[],
+        &mut wide,
+        TileKind::Portable,
+    );
+    finish(wide[0])
 }
 
 /// [`block`] in plain Rust.
@@ -336,7 +362,7 @@ pub(super) fn block_portable<const R: usize, const T: usize>(
     x: [&[f32]; T],
 ) -> [[[f32; LANES]; T]; R] {
     let mut lanes = [[[0.0f32; LANES]; T]; R];
-    for chunk in (0..BLOCK).step_by(LANES) {
+    for chunk in (0..w[0].len()).step_by(LANES) {
         for (row, by_token) in w.iter().zip(lanes.iter_mut()) {
             let w8 = &row[chunk..chunk + LANES];
             for (token, lane) in x.iter().zip(by_token.iter_mut()) {
@@ -369,15 +395,18 @@ pub(super) unsafe fn block_fma<const R: usize, const T: usize>(
     use std::arch::x86_64::{
         __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_storeu_ps,
     };
+    let len = w[0].len();
     assert!(
-        w.iter().all(|row| row.len() == BLOCK) && x.iter().all(|token| token.len() == BLOCK),
-        "one block of every row and token"
+        len.is_multiple_of(LANES)
+            && w.iter().all(|row| row.len() == len)
+            && x.iter().all(|token| token.len() == len),
+        "one block of whole lanes, as long in every row and token"
     );
     // SAFETY (for the block below): AVX2 and FMA are there (the caller's contract); every
-    // load reads LANES float32s at `chunk <= BLOCK - LANES` of a slice of BLOCK numbers.
+    // load reads LANES float32s at `chunk <= len - LANES` of a slice of `len` numbers.
     unsafe {
         let mut lanes: [[__m256; T]; R] = [[_mm256_setzero_ps(); T]; R];
-        for chunk in (0..BLOCK).step_by(LANES) {
+        for chunk in (0..len).step_by(LANES) {
             let xs: [__m256; T] =
                 std::array::from_fn(|t| _mm256_loadu_ps(x[t].as_ptr().add(chunk)));
             for (row, by_token) in w.iter().zip(lanes.iter_mut()) {
@@ -397,18 +426,13 @@ pub(super) unsafe fn block_fma<const R: usize, const T: usize>(
     }
 }
 
-/// The lanes added pairwise, then the tail past the last whole block, summed in f64.
-pub(super) fn finish(wide: [f64; LANES], x_tail: &[f32], w_tail: &[f32]) -> f64 {
-    let tail: f64 = x_tail
-        .iter()
-        .zip(w_tail)
-        .map(|(&a, &b)| f64::from(a) * f64::from(b))
-        .sum();
+/// The f64 lanes added pairwise.
+pub(super) fn finish(wide: [f64; LANES]) -> f64 {
     let pairs = [
         wide[0] + wide[1],
         wide[2] + wide[3],
         wide[4] + wide[5],
         wide[6] + wide[7],
     ];
-    ((pairs[0] + pairs[1]) + (pairs[2] + pairs[3])) + tail
+    (pairs[0] + pairs[1]) + (pairs[2] + pairs[3])
 }

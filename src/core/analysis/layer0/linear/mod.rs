@@ -4,8 +4,9 @@
 //! once and met by every token while it is at hand. Every output number is computed by the
 //! same arithmetic whichever token it belongs to and wherever that token stands, so a
 //! reordering of the tokens reorders the outputs without changing a bit: products are added
-//! to eight float32 lanes by fused multiply-adds over blocks of 512 numbers (64 a lane), each
-//! block's lanes are carried into f64, and the result is rounded once to f32 (within a few
+//! to eight float32 lanes by fused multiply-adds over blocks of 512 numbers (64 a lane; the
+//! last block shorter, padded with zeros to whole lanes), each block's lanes are carried into
+//! f64, and the result is rounded once to f32 (within a few
 //! float32 roundings of the exact sum; PyTorch's own float32 matrix product sums in an order
 //! of its own).
 
@@ -18,7 +19,7 @@ use ndarray::Array1;
 
 use crate::core::tables::simd::with_features;
 use crate::core::tables::table::{Dtype, Table, widen_bf16};
-use kernel::{BLOCK, Blocks, GROUP, LANES, SUPER, dot_tiles, finish};
+use kernel::{BLOCK, Blocks, GROUP, LANES, SUPER, dot_tiles, finish, padded};
 
 /// Below this many multiply-adds a second thread costs more than it saves.
 const THREAD_WORK: usize = 1 << 22;
@@ -88,29 +89,28 @@ impl Linear {
     fn rows_times(&self, range: Range<usize>, inputs: &Blocks<'_>) -> Vec<f32> {
         let width = self.inputs();
         let tokens = inputs.count;
-        let blocks = width / BLOCK;
-        let whole = blocks * BLOCK;
         let mut sums = Vec::with_capacity(range.len() * tokens);
         let mut wide = vec![[0.0f64; LANES]; SUPER * tokens];
         let mut group = vec![0.0f32; GROUP * BLOCK];
-        let mut row_tail = vec![0.0f32; width - whole];
         for first in range.clone().step_by(SUPER) {
             let rows = SUPER.min(range.end - first);
             let source = RowSource::new(&self.weight, first..first + rows);
             let wide = &mut wide[..rows * tokens];
             wide.fill([0.0; LANES]);
-            for block in 0..blocks {
+            for block in 0..width.div_ceil(BLOCK) {
+                // The last block is shorter when the width is not a whole number of blocks.
+                let (from, count) = (block * BLOCK, BLOCK.min(width - block * BLOCK));
                 for start in (0..rows).step_by(GROUP) {
                     let members = GROUP.min(rows - start);
-                    source.widen_group(start..start + members, block * BLOCK, &mut group);
+                    source.widen_group(start..start + members, from, count, &mut group);
                     let next = start + GROUP;
                     let ahead = if next < rows {
-                        source.stored(next..rows.min(next + GROUP), block * BLOCK, BLOCK)
+                        source.stored(next..rows.min(next + GROUP), from, count)
                     } else {
                         Vec::new()
                     };
                     dot_tiles(
-                        &Blocks::new(&group, GROUP, members, BLOCK),
+                        &Blocks::new(&group, GROUP, members, count),
                         inputs,
                         block,
                         &ahead,
@@ -119,14 +119,15 @@ impl Linear {
                 }
             }
             for (row, by_token) in wide.chunks_exact(tokens.max(1)).enumerate() {
-                source.widen(row, whole, &mut row_tail);
                 let bias = self
                     .bias
                     .as_ref()
                     .map_or(0.0, |bias| f64::from(bias[first + row]));
-                sums.extend(by_token.iter().enumerate().map(|(token, &lanes)| {
-                    round_to_f32(finish(lanes, inputs.tail(token), &row_tail) + bias)
-                }));
+                sums.extend(
+                    by_token
+                        .iter()
+                        .map(|&lanes| round_to_f32(finish(lanes) + bias)),
+                );
             }
         }
         sums
@@ -169,32 +170,36 @@ impl<'a> RowSource<'a> {
         Self::Widened { numbers, width }
     }
 
-    /// Numbers `start..start + BLOCK` of each of rows `rows`, as float32 side by side in
-    /// `group`; compiled for AVX2 where the processor has it (widening is exact either way).
-    fn widen_group(&self, rows: Range<usize>, start: usize, group: &mut [f32]) {
+    /// Numbers `start..start + count` of each of rows `rows`, as float32 side by side in
+    /// `group`, each padded with zeros to whole lanes (the block layout of [`Blocks`]);
+    /// compiled for AVX2 where the processor has it (widening is exact either way).
+    fn widen_group(&self, rows: Range<usize>, start: usize, count: usize, group: &mut [f32]) {
         with_features!(
             ["avx2"],
-            self.widen_group_avx2(rows, start, group),
-            self.widen_rows(rows, start, group),
+            self.widen_group_avx2(rows, start, count, group),
+            self.widen_rows(rows, start, count, group),
         );
     }
 
     /// [`RowSource::widen_rows`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn widen_group_avx2(&self, rows: Range<usize>, start: usize, group: &mut [f32]) {
-        self.widen_rows(rows, start, group);
+    fn widen_group_avx2(&self, rows: Range<usize>, start: usize, count: usize, group: &mut [f32]) {
+        self.widen_rows(rows, start, count, group);
     }
 
-    /// Numbers `start..start + BLOCK` of each of rows `rows`, side by side in `group`.
+    /// Numbers `start..start + count` of each of rows `rows`, side by side in `group`, each
+    /// padded with zeros to whole lanes.
     #[expect(
         clippy::inline_always,
         reason = "inlined into the AVX2-compiled caller, so it is compiled with AVX2 too"
     )]
     #[inline(always)]
-    fn widen_rows(&self, rows: Range<usize>, start: usize, group: &mut [f32]) {
-        for (row, out) in rows.zip(group.chunks_exact_mut(BLOCK)) {
-            self.widen(row, start, out);
+    fn widen_rows(&self, rows: Range<usize>, start: usize, count: usize, group: &mut [f32]) {
+        for (row, out) in rows.zip(group.chunks_exact_mut(padded(count))) {
+            let (numbers, padding) = out.split_at_mut(count);
+            self.widen(row, start, numbers);
+            padding.fill(0.0);
         }
     }
 
@@ -247,7 +252,7 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
         "inputs hold whole vectors"
     );
     let tokens = inputs.len() / width;
-    let mut laid_out = vec![0.0f32; tokens * width];
+    let mut laid_out = vec![0.0f32; tokens * padded(width)];
     for (token, numbers) in inputs.chunks_exact(width).enumerate() {
         Blocks::write(&mut laid_out, tokens, token, numbers);
     }
@@ -336,7 +341,14 @@ mod tests {
 
     #[test]
     fn wide_layers_agree_with_an_f64_sum_and_with_themselves_in_any_order() {
-        let (rows, cols, tokens) = (5, 600, 7);
+        // Under one block, a block and a short last block, and BERT's and GPT-2's width.
+        for cols in [384, 600, 768] {
+            a_layer_of_width_agrees_with_an_f64_sum_in_any_order(cols);
+        }
+    }
+
+    fn a_layer_of_width_agrees_with_an_f64_sum_in_any_order(cols: usize) {
+        let (rows, tokens) = (5, 7);
         #[expect(clippy::cast_precision_loss, reason = "small indices")]
         let weight = table(rows, cols, |r, c| {
             ((r * 31 + c * 17) % 23) as f32 / 7.0 - 1.5
@@ -366,12 +378,69 @@ mod tests {
         let reversed: Vec<f32> = inputs.chunks(cols).rev().flatten().copied().collect();
         let out_reversed = layer.apply(&reversed);
         let back: Vec<f32> = out_reversed.chunks(rows).rev().flatten().copied().collect();
-        assert_eq!(back, out);
+        let bits = |numbers: &[f32]| numbers.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&back), bits(&out), "width {cols}");
+        // Every token moved on by three places, so each lands in another tile.
+        let turned: Vec<f32> = inputs[3 * cols..]
+            .iter()
+            .chain(&inputs[..3 * cols])
+            .copied()
+            .collect();
+        let out_turned = layer.apply(&turned);
+        let back: Vec<f32> = out_turned[(tokens - 3) * rows..]
+            .iter()
+            .chain(&out_turned[..(tokens - 3) * rows])
+            .copied()
+            .collect();
+        assert_eq!(bits(&back), bits(&out), "width {cols}");
+    }
+
+    /// The projections' arithmetic written out one number at a time: lane `i % LANES` of each
+    /// block of [`BLOCK`] numbers takes the fused multiply-adds in order, the lanes are
+    /// carried into f64 after each block, and the f64 lanes are added pairwise.
+    fn scalar_dot(x: &[f32], w: &[f32]) -> f64 {
+        let mut wide = [0.0f64; LANES];
+        for (x, w) in x.chunks(BLOCK).zip(w.chunks(BLOCK)) {
+            let mut lanes = [0.0f32; LANES];
+            for (i, (&a, &b)) in x.iter().zip(w).enumerate() {
+                lanes[i % LANES] = a.mul_add(b, lanes[i % LANES]);
+            }
+            for (wide, lane) in wide.iter_mut().zip(lanes) {
+                *wide += f64::from(lane);
+            }
+        }
+        ((wide[0] + wide[1]) + (wide[2] + wide[3])) + ((wide[4] + wide[5]) + (wide[6] + wide[7]))
+    }
+
+    #[test]
+    fn the_short_last_block_goes_through_the_kernel_as_the_scalar_reference_sums_it() {
+        // Widths under a block, of whole blocks, and with a last block of whole lanes or not.
+        for width in [1, 5, 8, 256, 384, 389, 512, 600, 768, 896, 1029] {
+            let (rows, tokens) = (GROUP + 3, 4);
+            let (weights, inputs) = (numbers(width * rows, 6), numbers(width * tokens, 7));
+            let bias = numbers(rows, 8);
+            let layer = Linear::new(
+                table(rows, width, |r, c| weights[r * width + c]),
+                Some(Array1::from(bias.clone())),
+            )
+            .unwrap();
+            let out = layer.apply(&inputs);
+            for t in 0..tokens {
+                let token = &inputs[t * width..(t + 1) * width];
+                for r in 0..rows {
+                    let row = &weights[r * width..(r + 1) * width];
+                    let reference = scalar_dot(token, row);
+                    assert_eq!(dot(token, row).to_bits(), reference.to_bits(), "{width}");
+                    let expected = round_to_f32(reference + f64::from(bias[r]));
+                    assert_eq!(out[t * rows + r].to_bits(), expected.to_bits(), "{width}");
+                }
+            }
+        }
     }
 
     /// `vectors` (`count × width`, row by row) laid out block by block.
     fn blocked(vectors: &[f32], count: usize, width: usize) -> Vec<f32> {
-        let mut data = vec![f32::NAN; count * width];
+        let mut data = vec![f32::NAN; count * padded(width)];
         for (index, vector) in vectors.chunks_exact(width).enumerate() {
             Blocks::write(&mut data, count, index, vector);
         }
@@ -411,11 +480,7 @@ mod tests {
                     &inputs[t * width..(t + 1) * width],
                     &weights[r * width..(r + 1) * width],
                 );
-                let tiled = finish(
-                    portable[r * tokens + t],
-                    inputs_laid.tail(t),
-                    weights_laid.tail(r),
-                );
+                let tiled = finish(portable[r * tokens + t]);
                 assert_eq!(alone.to_bits(), tiled.to_bits());
             }
         }
