@@ -160,7 +160,7 @@ fn layer0(c: &mut Criterion) {
             kv_heads,
         } = shape;
         let layer = open(
-            &FileSource::path(&checkpoint(shape)),
+            &FileSource::path(checkpoint(shape)),
             &OpenOptions::default(),
         )
         .map(|opened| opened.layer0)
