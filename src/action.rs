@@ -472,11 +472,12 @@ pub fn key(action: &Action) -> String {
     key_name(action, Scope::Explorer)
 }
 
-/// Static prose with each `{ActionName}` (an explorer action without data, as in
-/// `"{CycleScheme} cycles the schemes"`; `{Lesson:ActionName}` for the lesson's key,
-/// `{Input:ActionName}` for the input's) replaced by the name of its key.
+/// Prose with each `{ActionName}` replaced by the name of its key: the one way a sentence
+/// names a key, on screen, in the lesson and in `core::explain`'s findings.
 ///
-/// For sentences fixed at compile time; a name with no explorer key stays as written, which the
+/// `ActionName` is the action as `Debug` prints it (`{CycleScheme}`, `{ShowDetail(Attention)}`,
+/// `{Answer(1)}`), looked up in the explorer, else the lesson; `{Lesson:ActionName}` asks the
+/// lesson first, `{Input:ActionName}` the input. A name with no key stays as written, which the
 /// key-name test reports.
 #[must_use]
 pub fn fill_keys(template: &str) -> String {
@@ -785,6 +786,8 @@ mod tests {
             "Esc or L"
         );
         assert_eq!(fill_keys("no braces {"), "no braces {");
+        let with_data = fill_keys("{Lesson:Answer(2)} · {ShowDetail(Attention)}");
+        assert!(!with_data.contains('{'), "{with_data}");
     }
 
     #[test]

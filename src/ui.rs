@@ -19,6 +19,7 @@ mod readout;
 mod signature;
 mod similarity;
 mod snippet;
+pub mod text;
 mod tokens;
 pub mod vector;
 

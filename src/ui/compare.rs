@@ -9,9 +9,8 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::compare_outputs::{self, OutputsTable};
 use super::pane::Pane;
-use super::vector::{
-    VALUE_WIDTH, display_width, format_value, is_wide, pad, values_per_line, wide_line,
-};
+use super::text::{display_width, pad};
+use super::vector::{VALUE_WIDTH, format_value, is_wide, values_per_line, wide_line};
 use crate::action::{Action, fill_keys, key};
 use crate::app::{App, RealLayer};
 use crate::core::analysis::compare::{Comparison, Wording};
@@ -82,7 +81,7 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
         .into_iter()
         .chain(keys.iter().copied())
         .collect();
-    let title = super::vector::title_of(&parts, usize::from(inner));
+    let title = super::text::title_of(&parts, usize::from(inner));
     let body = match app.comparison() {
         Ok(comparison) => Body::Comparison {
             comparison,
@@ -189,7 +188,7 @@ impl Pane for Compare<'_> {
                     let left_out = lines.len() - (room - 1);
                     lines.truncate(room - 1);
                     lines.push(Line::styled(
-                        super::vector::fit(
+                        super::text::fit(
                             &format!("▼ {left_out} more: a taller terminal shows them"),
                             usize::from(column.width),
                         ),
@@ -328,7 +327,7 @@ fn sentence_lines(
     let used: usize = header.iter().map(Span::width).sum();
     let room = usize::from(width).saturating_sub(used + 1);
     let first_line: String = sentence.text.chars().take(room + 1).collect();
-    let shown = super::vector::fit(&first_line, room);
+    let shown = super::text::fit(&first_line, room);
     header.push(Span::styled(shown, theme.title()));
     let mut lines = vec![Line::from(header)];
     // Numbers rather than strips whenever they fit: the ids (also in the token strip) and

@@ -7,10 +7,8 @@ use ndarray::ArrayView1;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::vector::{
-    VALUE_WIDTH, WideStyle, WideView, display_width, fit, format_value, pad, pad_left,
-    typical_size, wide_line,
-};
+use super::text::{display_width, fit, pad, pad_left};
+use super::vector::{VALUE_WIDTH, WideStyle, WideView, format_value, typical_size, wide_line};
 use crate::app::{App, RealLayer};
 use crate::core::analysis::attention::Mask;
 use crate::core::analysis::compare::{OutputRow, output_rows};

@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::heatmap::HeatScale;
-use super::vector::{fit, window, wrap_words};
+use super::text::{fit, wrapped};
+use super::vector::window;
 use crate::action::fill_keys;
 use crate::app::App;
 use crate::core::analysis::layer0::heads::HeadResult;
@@ -70,10 +71,7 @@ fn caption(app: &App, left_out: usize, width: usize, theme: Theme) -> Vec<Line<'
     if left_out > 0 {
         let _ = write!(text, " The first {MAP_TOKENS} tokens only.");
     }
-    let mut lines: Vec<Line<'static>> = wrap_words(&text, width)
-        .into_iter()
-        .map(|line| Line::styled(line, theme.muted()))
-        .collect();
+    let mut lines: Vec<Line<'static>> = wrapped(&text, width, theme.muted());
     // The cells' key as they are drawn: a ramp of colours, or the glyphs without colour.
     lines.push(HeatScale::Weight.legend(theme));
     let mut tokens = String::from("tokens:");

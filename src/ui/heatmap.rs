@@ -10,7 +10,8 @@
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::vector::{display_width, heat_glyph, pad_left, shade_glyph, strip_glyph};
+use super::text::{display_width, pad_left};
+use super::vector::{heat_glyph, shade_glyph, strip_glyph};
 use crate::theme::{HeatHue, Theme};
 
 /// Where the signed scale's glyphs step to the next density, in units of the scale's unit

@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::vector::{display_width, pad};
+use super::text::{display_width, pad};
 use crate::action::{BarEntry, Keep, Scope, bar_entries};
 use crate::app::{App, PromptKind};
 use crate::help::{self, COLUMN_WIDTH, HELP_WIDTH, HelpLine, KEYS_WIDTH};

@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use ratatui_textarea::TextArea;
 use unicode_width::UnicodeWidthChar;
 
-use super::vector::display_width;
+use super::text::display_width;
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, Focus};
 use crate::core::text::vocabulary::copies_of;

@@ -5,7 +5,7 @@
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
-use super::vector::wrap_words;
+use super::text::{wrap_words, wrapped};
 use crate::action::fill_keys;
 use crate::app::{App, RealLayer};
 use crate::core::analysis::layer0::Layer0;
@@ -101,10 +101,11 @@ pub(super) fn extra(
         theme.finding()
     };
     let apart = copies.second - copies.first;
-    wrap_words(&copy.sentence(word, LISTED_DISTANCES, Some(apart)), width)
-        .into_iter()
-        .map(|line| Line::styled(line, style))
-        .collect()
+    wrapped(
+        &copy.sentence(word, LISTED_DISTANCES, Some(apart)),
+        width,
+        style,
+    )
 }
 
 /// Why the seeded head stands in for a model opened from files.

@@ -4,7 +4,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::pane::TextPane;
-use crate::action::{Action, Scope, fill_keys, key, key_name};
+use crate::action::{Action, fill_keys};
 use crate::app::{App, RealLayer};
 use crate::core::analysis::layer0::Architecture;
 use crate::core::explain::findings::{Evidence, RotaryStep};
@@ -108,15 +108,15 @@ fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'
         lines.extend(reveal_lines(app, progress, width));
         // Going back is offered only where there is a step before.
         let next = match (progress.is_last(), progress.step > 0) {
-            (true, _) => fill_lesson_keys(
-                "{LessonNext} finishes the lesson · {LessonBack} back · {Leave} leaves",
+            (true, _) => fill_keys(
+                "{Lesson:LessonNext} finishes the lesson · {Lesson:LessonBack} back · {Lesson:ToggleLesson} leaves",
             ),
-            (false, true) => fill_lesson_keys(
-                "{LessonNext}: next step · {LessonBack} back · {Leave} leaves ({Resume} resumes here)",
+            (false, true) => fill_keys(
+                "{Lesson:LessonNext}: next step · {Lesson:LessonBack} back · {Lesson:ToggleLesson} leaves ({ToggleLesson} resumes here)",
             ),
-            (false, false) => {
-                fill_lesson_keys("{LessonNext}: next step · {Leave} leaves ({Resume} resumes here)")
-            }
+            (false, false) => fill_keys(
+                "{Lesson:LessonNext}: next step · {Lesson:ToggleLesson} leaves ({ToggleLesson} resumes here)",
+            ),
         };
         // Compact, the help bar below already names these keys.
         if !compact {
@@ -124,8 +124,8 @@ fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'
         }
     } else {
         lines.push(Line::styled(
-            fill_lesson_keys(
-                "Guess first: press {Answer1} or {Answer2}. The panes show the answer after you choose.",
+            fill_keys(
+                "Guess first: press {Lesson:Answer(1)} or {Lesson:Answer(2)}. The panes show the answer after you choose.",
             ),
             theme.muted(),
         ));
@@ -259,7 +259,7 @@ pub(super) fn guess_first(app: &App, width: u16) -> TextPane<'static> {
     let theme = app.theme();
     let text = vec![
         Line::styled(
-            fill_lesson_keys("Make your guess below first ({Answer1} or {Answer2})."),
+            fill_keys("Make your guess below first ({Lesson:Answer(1)} or {Lesson:Answer(2)})."),
             theme.title(),
         ),
         Line::styled(
@@ -269,17 +269,4 @@ pub(super) fn guess_first(app: &App, width: u16) -> TextPane<'static> {
     ];
     let block = super::pane(" Hidden until you guess ", false, theme);
     TextPane::new(block, text, Some(Wrap { trim: true }), width)
-}
-
-/// Lesson prose with its keys named by the table: `{LessonNext}`, `{LessonBack}`, `{Leave}`
-/// (leave the lesson), `{Resume}` (start it again from the explorer), `{Answer1}`, `{Answer2}`.
-fn fill_lesson_keys(template: &str) -> String {
-    let lesson = |action: &Action| key_name(action, Scope::Lesson);
-    template
-        .replace("{LessonNext}", &lesson(&Action::LessonNext))
-        .replace("{LessonBack}", &lesson(&Action::LessonBack))
-        .replace("{Leave}", &lesson(&Action::ToggleLesson))
-        .replace("{Resume}", &key(&Action::ToggleLesson))
-        .replace("{Answer1}", &lesson(&Action::Answer(1)))
-        .replace("{Answer2}", &lesson(&Action::Answer(2)))
 }

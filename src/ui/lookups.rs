@@ -10,9 +10,9 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::pane::Pane;
+use super::text::{display_width, fit, pad};
 use super::vector::{
-    VALUE_WIDTH, WideStyle, WideView, display_width, fit, is_wide, pad, vector_lines, vector_width,
-    wide_legend, wide_line,
+    VALUE_WIDTH, WideStyle, WideView, is_wide, vector_lines, vector_width, wide_legend, wide_line,
 };
 use crate::action::{Action, key};
 use crate::app::App;

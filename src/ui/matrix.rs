@@ -9,9 +9,10 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::pane::Pane;
+use super::text::{display_width, fit, pad};
 use super::vector::{
-    VALUE_WIDTH, WideStyle, dims_per_cell, display_width, fit, is_wide, pad, vector_lines,
-    vector_width, wide_legend, wide_line, window,
+    VALUE_WIDTH, WideStyle, dims_per_cell, is_wide, vector_lines, vector_width, wide_legend,
+    wide_line, window,
 };
 use crate::app::App;
 use crate::core::tables::block::ModelFamily;

@@ -4,15 +4,14 @@
 use ndarray::ArrayView1;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::pane::Pane;
+use super::text::{pad, wrapped};
 use super::vector::{
-    VALUE_WIDTH, WideStyle, is_wide, pad, values_per_line, vector_lines, wide_legend, wide_line,
-    window, wrap_words,
+    VALUE_WIDTH, WideStyle, is_wide, values_per_line, vector_lines, wide_legend, wide_line, window,
 };
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::App;
@@ -73,7 +72,7 @@ impl Pane for OneHot<'_> {
 
     fn render(&self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let title = super::vector::title_of(
+        let title = super::text::title_of(
             &["One-hot", "a lookup as a matrix product"],
             usize::from(area.width.saturating_sub(2)),
         );
@@ -90,14 +89,6 @@ impl Pane for OneHot<'_> {
         };
         Paragraph::new(lines).render(inner, buf);
     }
-}
-
-/// Text as wrapped lines of one style.
-fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
-    wrap_words(text, width)
-        .into_iter()
-        .map(|line| Line::styled(line, style))
-        .collect()
 }
 
 /// The pane's lines at a width.

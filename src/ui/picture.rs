@@ -12,7 +12,7 @@ use ratatui::widgets::canvas::{Canvas, Context, Line as Stroke, Points};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::pane::Pane;
-use super::vector::{display_width, fit, wrap_words};
+use super::text::{display_width, fit, wrapped};
 use crate::action::fill_keys;
 use crate::app::App;
 use crate::core::analysis::plane::{DotKind, Plane, Side};
@@ -154,14 +154,6 @@ impl Pane for Picture<'_> {
         draw_plane(plane, canvas_area, buf, theme);
         Paragraph::new(foot_lines).render(foot_area, buf);
     }
-}
-
-/// Text as wrapped lines of one style.
-fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
-    wrap_words(text, width)
-        .into_iter()
-        .map(|line| Line::styled(line, style))
-        .collect()
 }
 
 fn content(app: &App, width: usize) -> Content<'_> {

@@ -12,9 +12,9 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::heatmap::HeatScale;
 use super::pane::Pane;
+use super::text::{fit, fit_line, wrapped};
 use super::vector::{
-    WideStyle, WideView, dims_per_cell, fit, is_wide, values_per_line, vector_lines, wide_line,
-    window, wrap_words,
+    WideStyle, WideView, dims_per_cell, is_wide, values_per_line, vector_lines, wide_line, window,
 };
 use crate::action::{Action, key};
 use crate::app::App;
@@ -232,16 +232,15 @@ pub(super) fn build(app: &App, width: u16) -> PositionTable<'_> {
         .chain(note)
         .chain([long_size.as_str()])
         .collect();
-    let title = if super::vector::display_width(&super::vector::title_of(&long, usize::MAX)) <= room
-    {
-        super::vector::title_of(&long, room)
+    let title = if super::text::display_width(&super::text::title_of(&long, usize::MAX)) <= room {
+        super::text::title_of(&long, room)
     } else {
         let short: Vec<&str> = ["Positions", shown.what.as_str()]
             .into_iter()
             .chain(note)
             .chain([short_size.as_str()])
             .collect();
-        super::vector::title_of(&short, room)
+        super::text::title_of(&short, room)
     };
     let width = usize::from(width.saturating_sub(2));
     let grid = Grid::new(&shown, width);
@@ -250,10 +249,7 @@ pub(super) fn build(app: &App, width: u16) -> PositionTable<'_> {
     } else {
         theme.muted()
     };
-    let caption = wrap_words(&shown.caption, width)
-        .into_iter()
-        .map(|line| Line::styled(line, caption_style))
-        .collect();
+    let caption = wrapped(&shown.caption, width, caption_style);
     let values = value_lines(app, &shown, &grid, width);
     PositionTable {
         app,
@@ -402,23 +398,6 @@ fn heat_row(
         }
     }
     Line::from(spans)
-}
-
-/// A line cut to `width` columns, ending in `…` when it was longer.
-fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
-    if line.width() <= width {
-        return line;
-    }
-    let text: String = line
-        .spans
-        .iter()
-        .map(|span| span.content.as_ref())
-        .collect();
-    let style = line
-        .spans
-        .first()
-        .map_or_else(Style::new, |span| span.style);
-    Line::styled(fit(&text, width), style)
 }
 
 /// The exact values of the current position's row, with a line that says what they are.

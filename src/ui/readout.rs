@@ -7,7 +7,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::vector::{display_width, fit, format_value, wrap_words};
+use super::text::{display_width, fit, wrap_words, wrapped};
+use super::vector::format_value;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, Focus, RealLayer};
 use crate::core::explain::findings::OrderSignal;
@@ -76,7 +77,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let marker = Line::styled(fit(&marker, width), theme.muted());
     if page > 0 {
         let start = used + (page - 1) * page_rows;
-        let mut shown: Vec<Line<'static>> = wrapped(&lines, width)
+        let mut shown: Vec<Line<'static>> = lines_wrapped(&lines, width)
             .into_iter()
             .skip(start)
             .take(page_rows)
@@ -97,7 +98,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The lines as rows of `width`, each row in the style of its line's first words.
-fn wrapped(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
+fn lines_wrapped(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
     let mut rows = Vec::new();
     for line in lines {
         let style = line
@@ -110,18 +111,14 @@ fn wrapped(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
             .iter()
             .map(|span| span.content.as_ref())
             .collect();
-        rows.extend(
-            wrap_words(&text, width)
-                .into_iter()
-                .map(|row| Line::styled(row, style)),
-        );
+        rows.extend(wrapped(&text, width, style));
     }
     rows
 }
 
 /// The lines as rows of `width`, the first `height` of them, the last ending in `…`.
 fn cut_rows(lines: &[Line<'static>], width: usize, height: usize) -> Vec<Line<'static>> {
-    let mut rows = wrapped(lines, width);
+    let mut rows = lines_wrapped(lines, width);
     rows.truncate(height);
     if let Some(last) = rows.last_mut() {
         let text: String = last

@@ -5,7 +5,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Wrap;
 
 use super::pane::TextPane;
-use super::vector::{fit, format_value};
+use super::text::fit;
+use super::vector::format_value;
 use crate::app::App;
 use crate::core::tables::weights::TokenLookup;
 
@@ -114,7 +115,7 @@ fn row_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     // As wide as the longest label, at most 20 columns, so the values get the rest.
     let label_width = rows
         .iter()
-        .map(|(lookup, count)| super::vector::display_width(&label(lookup, *count)))
+        .map(|(lookup, count)| super::text::display_width(&label(lookup, *count)))
         .max()
         .unwrap_or(0)
         .min(20);

@@ -6,7 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::vector::{fit, window};
+use super::text::fit;
+use super::vector::window;
 use crate::app::App;
 use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::Target;

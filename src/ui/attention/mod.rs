@@ -15,9 +15,9 @@ use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::{HeatScale, masked_cell};
 use super::pane::Pane;
+use super::text::{fit, pad, pad_left, wrap_words, wrapped};
 use super::vector::{
-    WideStyle, fit, is_wide, pad, pad_left, typical_size, values_per_line, vector_lines,
-    wide_legend, wide_line, window, wrap_words,
+    WideStyle, is_wide, typical_size, values_per_line, vector_lines, wide_legend, wide_line, window,
 };
 use crate::action::fill_keys;
 use crate::app::{App, MAX_VIEW_TOKENS, RealLayer};
@@ -245,12 +245,7 @@ pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
     let title = title(app, width);
     let width = usize::from(width.saturating_sub(2));
     let body = match app.views().attention.get() {
-        None => Body::Message(
-            wrap_words(&nothing_to_attend(app), width)
-                .into_iter()
-                .map(|line| Line::styled(line, app.theme().muted()))
-                .collect(),
-        ),
+        None => Body::Message(wrapped(&nothing_to_attend(app), width, app.theme().muted())),
         Some(_) if app.head_overview() => {
             Body::Overview(Box::new(super::head_overview::build(app, width)))
         }

@@ -12,7 +12,8 @@ use crate::app::App;
 use crate::core::analysis::attention::Mask;
 use crate::core::tables::positional::{PositionScheme, ROPE_BASE};
 use crate::theme::Theme;
-use crate::ui::vector::{fit, format_value, wrap_words};
+use crate::ui::text::{fit, wrap_words, wrapped};
+use crate::ui::vector::format_value;
 
 /// The scheme's own lines: `RoPE`'s rotation of the current token, `ALiBi`'s biases.
 pub(super) fn extra(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<Line<'static>> {
@@ -122,10 +123,7 @@ pub(in crate::ui) fn rope_copies(app: &App, width: usize, theme: Theme) -> Vec<L
     } else {
         theme.finding()
     };
-    wrap_words(&text, width)
-        .into_iter()
-        .map(|line| Line::styled(line, style))
-        .collect()
+    wrapped(&text, width, style)
 }
 
 /// The current token's biases and what `ALiBi` can and cannot tell apart under each mask.
@@ -154,10 +152,6 @@ fn alibi_lines(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<Line<'
              set-up ALiBi was designed for: the farther back a token, the larger its penalty."
         }
     };
-    lines.extend(
-        wrap_words(&fill_keys(note), width)
-            .into_iter()
-            .map(|line| Line::styled(line, theme.muted())),
-    );
+    lines.extend(wrapped(&fill_keys(note), width, theme.muted()));
     lines
 }

@@ -10,7 +10,8 @@ use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::HeatScale;
 use super::pane::Pane;
-use super::vector::{display_width, fit, pad, window, wrap_words};
+use super::text::{display_width, fit, pad, wrapped};
+use super::vector::window;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
 use crate::core::explain::cosine::{CopiesCosine, CopyPair, NotInHeatMap};
@@ -289,14 +290,6 @@ fn content(app: &App, width: usize) -> Content<'_> {
         nearest_compact,
         nearest_note,
     }))
-}
-
-/// Text as wrapped lines of one style.
-fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
-    wrap_words(text, width)
-        .into_iter()
-        .map(|line| Line::styled(line, style))
-        .collect()
 }
 
 /// How a cell of the heat map is drawn.

@@ -8,7 +8,7 @@ use unicode_width::UnicodeWidthStr;
 use super::{INPUT_HEADING, LIST_GAP, TOKEN_HEADING, TOKEN_WIDTH_LIMIT, wrapped};
 use crate::app::App;
 use crate::theme::CURRENT_MARKER;
-use crate::ui::vector::{fit, pad};
+use crate::ui::text::{fit, pad};
 
 /// The current token's nearest rows in the whole matrix, from its token vector and from its
 /// input vector, side by side when they fit.
