@@ -16,6 +16,7 @@ mod pane;
 mod picture;
 mod position_table;
 mod readout;
+mod room;
 mod signature;
 mod similarity;
 mod snippet;

@@ -9,6 +9,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::compare_outputs::{self, OutputsTable};
 use super::pane::Pane;
+use super::room::Room;
 use super::text::{display_width, pad};
 use super::vector::{VALUE_WIDTH, format_value, is_wide, values_per_line, wide_line};
 use crate::action::{Action, fill_keys, key};
@@ -260,22 +261,16 @@ fn fitted(
     area: Rect,
     style: Style,
 ) -> Vec<Line<'static>> {
-    let room = usize::from(area.height);
-    if lines.iter().map(|(_, _, rows)| rows).sum::<usize>() <= room {
+    let height = usize::from(area.height);
+    if lines.iter().map(|(_, _, rows)| rows).sum::<usize>() <= height {
         return lines.iter().map(|(_, line, _)| line.clone()).collect();
     }
-    let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by_key(|&index| (lines[index].0, index));
     // One row is kept for the note; a finding that does not fit whole is left out whole.
-    let mut used = 1;
-    let mut keep = vec![false; lines.len()];
-    for index in order {
-        let needed = lines[index].2;
-        if used + needed <= room {
-            used += needed;
-            keep[index] = true;
-        }
-    }
+    let pieces: Vec<(Priority, usize)> = lines
+        .iter()
+        .map(|(priority, _, rows)| (*priority, *rows))
+        .collect();
+    let keep = Room::new(height.saturating_sub(1)).by_priority(&pieces);
     let mut kept: Vec<Line<'static>> = lines
         .iter()
         .zip(&keep)

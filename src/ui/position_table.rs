@@ -12,6 +12,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::heatmap::HeatScale;
 use super::pane::Pane;
+use super::room::Room;
 use super::text::{fit, fit_line, wrapped};
 use super::vector::{
     WideStyle, WideView, dims_per_cell, is_wide, values_per_line, vector_lines, wide_line, window,
@@ -291,18 +292,11 @@ impl Pane for PositionTable<'_> {
         }
         // The header and a row first, then the exact values (whole or not at all), the legend,
         // the caption, and the other rows.
-        let mut left = height.saturating_sub(2);
-        let mut whole = |wanted: usize| {
-            let fits = wanted <= left;
-            if fits {
-                left -= wanted;
-            }
-            fits
-        };
-        let values_shown = whole(self.values.len());
-        let legend_shown = whole(1);
-        let caption_shown = whole(self.caption.len());
-        let rows = 1 + left.min(shown.positions.saturating_sub(1));
+        let mut room = Room::new(height.saturating_sub(2));
+        let values_shown = room.all(self.values.len());
+        let legend_shown = room.all(1);
+        let caption_shown = room.all(self.caption.len());
+        let rows = 1 + room.some(shown.positions.saturating_sub(1));
         let current = current_position(app);
         let shown_rows = window(shown.positions, rows, current.unwrap_or(0));
         let block = if shown_rows.len() < shown.positions {

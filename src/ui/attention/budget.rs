@@ -2,28 +2,8 @@
 //! heat map and the outputs it draws.
 
 use super::{Cells, FINDING_LEAST, Grid};
+use crate::ui::room::Room;
 use crate::ui::vector::window;
-
-/// Lines of the pane's height not yet given out.
-struct Room(usize);
-
-impl Room {
-    /// Up to `wanted` lines, as many as are left.
-    fn some(&mut self, wanted: usize) -> usize {
-        let given = wanted.min(self.0);
-        self.0 -= given;
-        given
-    }
-
-    /// All `wanted` lines, or none.
-    fn all(&mut self, wanted: usize) -> bool {
-        let fits = wanted <= self.0;
-        if fits {
-            self.0 -= wanted;
-        }
-        fits
-    }
-}
 
 /// How the pane's height is shared when not everything fits.
 #[expect(
@@ -63,7 +43,7 @@ impl Budget {
         let (finding, extra) = text;
         let (copy_rows, copy_lines) = copies;
         let count = grid.members.len();
-        let mut room = Room(height.saturating_sub(2));
+        let mut room = Room::new(height.saturating_sub(2));
         let per_output = per_output.max(1);
         let finding_first = room.some(finding.min(FINDING_LEAST));
         let current_output = room.all(1 + per_output);
@@ -76,7 +56,9 @@ impl Budget {
         let heat_rows = 1 + pinned + room.some(count.saturating_sub(1 + pinned));
         let texts = grid.cells == Cells::Numbers && room.all(1);
         let output_rows = if current_output {
-            let more = count.saturating_sub(1 + pinned).min(room.0 / per_output);
+            let more = count
+                .saturating_sub(1 + pinned)
+                .min(room.left() / per_output);
             room.some(more * per_output);
             1 + pinned + more
         } else {

@@ -10,6 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::HeatScale;
 use super::pane::Pane;
+use super::room::Room;
 use super::text::{display_width, fit, pad, wrapped};
 use super::vector::window;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
@@ -175,16 +176,9 @@ impl Map<'_> {
             (tail, false)
         } else {
             // The note on the table's kind, then the explanation, as room allows.
-            let mut spare = height.saturating_sub(above + least + compact);
-            let mut optional = |lines: &[Line<'static>]| {
-                let fits = lines.len() <= spare;
-                if fits {
-                    spare -= lines.len();
-                }
-                fits
-            };
-            let note = optional(&self.nearest_note);
-            let explanation = optional(&self.explanation);
+            let mut room = Room::new(height.saturating_sub(above + least + compact));
+            let note = room.all(self.nearest_note.len());
+            let explanation = room.all(self.explanation.len());
             let mut tail = self.finding.clone();
             if explanation {
                 tail.extend(self.explanation.iter().cloned());
