@@ -88,13 +88,9 @@ fn wheel(pane: Scrollable, down: bool, scope: Scope) -> Vec<Action> {
     let rows =
         |up: Action, down_action: Action| vec![if down { down_action } else { up }; WHEEL_ROWS];
     match pane {
-        Scrollable::Help if scope == Scope::Help => {
-            let lines = isize::try_from(WHEEL_ROWS).unwrap_or(1);
-            vec![Action::ScrollHelp(if down { lines } else { -lines })]
-        }
+        Scrollable::Help if scope == Scope::Help => vec![Action::ScrollHelp(wheel_lines(down))],
         Scrollable::Snippet if scope == Scope::Snippet => {
-            let lines = isize::try_from(WHEEL_ROWS).unwrap_or(1);
-            vec![Action::ScrollSnippet(if down { lines } else { -lines })]
+            vec![Action::ScrollSnippet(wheel_lines(down))]
         }
         Scrollable::Matrix if exploring => rows(Action::ScrollUp, Action::ScrollDown),
         // The lookups pane follows the current token: the wheel steps through them.
@@ -105,4 +101,10 @@ fn wheel(pane: Scrollable, down: bool, scope: Scope) -> Vec<Action> {
         Scrollable::Explanation if down && exploring => vec![Action::ScrollExplanation],
         _ => Vec::new(),
     }
+}
+
+/// The lines one notch of the wheel scrolls an overlay: down, or up as a negative count.
+fn wheel_lines(down: bool) -> isize {
+    let lines = isize::try_from(WHEEL_ROWS).unwrap_or(1);
+    if down { lines } else { -lines }
 }
