@@ -6,35 +6,19 @@
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use embedlens::core::files::{FileSource, OpenOptions, inspect, open};
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+
 /// A file of this process's own, so fuzzers running side by side never share one.
-static MODEL_FILE: LazyLock<PathBuf> = LazyLock::new(|| {
-    let folder = std::env::temp_dir().join(format!("embedlens-fuzz-gguf-{}", std::process::id()));
-    std::fs::create_dir_all(&folder).expect("a temporary folder");
-    folder.join("model.gguf")
-});
+static MODEL_FILE: LazyLock<PathBuf> = LazyLock::new(|| common::own_file("gguf", "model.gguf"));
 
 fuzz_target!(|data: &[u8]| {
-    let path = &*MODEL_FILE;
-    std::fs::write(path, data).expect("the temporary file is writable");
-    if let Ok(inspection) = inspect(&FileSource::path(path)) {
-        let _ = inspection.to_string();
-    }
-    let Ok(opened) = open(&FileSource::path(path), &OpenOptions::default()) else {
+    let Some(opened) = common::write_and_open(&MODEL_FILE, data) else {
         return;
     };
     let model = opened.model;
-    let rows = model.rows();
-    assert!(
-        rows > 0 && model.dims() > 0,
-        "an opened table has rows and columns"
-    );
-    for id in [0, rows / 2, rows - 1] {
-        let row = model.lookup(id).expect("every id below rows has a row");
-        assert_eq!(row.len(), model.dims());
-    }
+    let rows = common::check_rows(&model);
     if model.tokenizer().is_some()
         && let Ok(tokens) = model.tokenize_with("the fox bites the fox 12 ½", true)
     {

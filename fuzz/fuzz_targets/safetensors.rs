@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use embedlens::app::{App, Options};
-use embedlens::core::files::{FileSource, OpenOptions, inspect, open};
 use embedlens::core::tables::positional::PositionScheme;
 use embedlens::theme::Theme;
 use libfuzzer_sys::fuzz_target;
@@ -14,14 +13,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
+mod common;
+
 /// A file of this process's own, so fuzzers running side by side never share one. Every
 /// mapping of it is dropped before the next run rewrites it.
-static MODEL_FILE: LazyLock<PathBuf> = LazyLock::new(|| {
-    let folder =
-        std::env::temp_dir().join(format!("embedlens-fuzz-safetensors-{}", std::process::id()));
-    std::fs::create_dir_all(&folder).expect("a temporary folder");
-    folder.join("model.safetensors")
-});
+static MODEL_FILE: LazyLock<PathBuf> =
+    LazyLock::new(|| common::own_file("safetensors", "model.safetensors"));
 
 const SCHEMES: [PositionScheme; 5] = [
     PositionScheme::None,
@@ -32,26 +29,10 @@ const SCHEMES: [PositionScheme; 5] = [
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let path = &*MODEL_FILE;
-    std::fs::write(path, data).expect("the temporary file is writable");
-    if let Ok(inspection) = inspect(&FileSource::path(path)) {
-        let _ = inspection.to_string();
-    }
-    let Ok(model) =
-        open(&FileSource::path(path), &OpenOptions::default()).map(|opened| opened.model)
-    else {
+    let Some(model) = common::write_and_open(&MODEL_FILE, data).map(|opened| opened.model) else {
         return;
     };
-    let rows = model.rows();
-    assert!(
-        rows > 0 && model.dims() > 0,
-        "an opened table has rows and columns"
-    );
-    for id in [0, rows / 2, rows - 1] {
-        let row = model.lookup(id).expect("every id below rows has a row");
-        assert_eq!(row.len(), model.dims());
-        let _ = model.non_finite_warning(id);
-    }
+    let rows = common::check_rows(&model);
     assert!(model.lookup(rows).is_none());
     if let Some(table) = model.position_table() {
         let _ = table.row(0);

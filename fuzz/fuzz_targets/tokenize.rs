@@ -9,9 +9,11 @@ use std::sync::LazyLock;
 
 use embedlens::core::text::tokenizer::TextTokenizer;
 use embedlens::core::text::vocabulary::{
-    Token, VocabKind, Vocabulary, copies_of, first_repeat, ids_from_text,
+    VocabKind, Vocabulary, copies_of, first_repeat, ids_from_text,
 };
 use libfuzzer_sys::fuzz_target;
+
+mod common;
 
 /// Built once per process: GPT-2's display strings take a moment to cache.
 static TOKENIZERS: LazyLock<Vec<TextTokenizer>> = LazyLock::new(|| {
@@ -22,39 +24,6 @@ static TOKENIZERS: LazyLock<Vec<TextTokenizer>> = LazyLock::new(|| {
     ]
 });
 
-/// Spans on character boundaries, within the text, in order, without overlap; positions count
-/// from 0. With `whole`, the spans together cover the text exactly.
-fn check_spans(text: &str, tokens: &[Token], whole: bool, what: &str) {
-    let mut end = 0;
-    for (position, token) in tokens.iter().enumerate() {
-        let span = &token.span;
-        assert_eq!(token.position, position, "{what}: {token:?}");
-        assert!(
-            span.start <= span.end && span.end <= text.len(),
-            "{what}: {token:?} runs past the text"
-        );
-        assert!(
-            text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
-            "{what}: {token:?} cuts a character"
-        );
-        assert!(
-            span.start >= end,
-            "{what}: {token:?} overlaps the token before"
-        );
-        if whole {
-            assert_eq!(span.start, end, "{what}: {token:?} leaves a gap before it");
-        }
-        end = span.end;
-    }
-    if whole {
-        assert_eq!(
-            end,
-            text.len(),
-            "{what}: the spans stop short of the text's end"
-        );
-    }
-}
-
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     for tokenizer in TOKENIZERS.iter() {
@@ -64,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
             let tokens = tokenizer
                 .tokenize(&text, special_tokens)
                 .unwrap_or_else(|error| panic!("{name} refused {text:?}: {error:#}"));
-            check_spans(&text, &tokens, !word_level, name);
+            common::check_spans(&text, &tokens, !word_level, name);
             for token in &tokens {
                 if word_level {
                     assert_eq!(token.text, text[token.span.clone()], "{name}: {token:?}");
@@ -96,7 +65,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for rows in [0, 6, usize::MAX] {
         let tokens = ids_from_text(&text, rows);
-        check_spans(&text, &tokens, false, "ids");
+        common::check_spans(&text, &tokens, false, "ids");
         for token in &tokens {
             assert!(token.id.is_none_or(|id| id < rows), "ids: {token:?}");
             assert_ne!(token.text, ",", "ids: commas separate ids");

@@ -5,6 +5,8 @@
 use embedlens::core::text::tokenizer::{HuggingFaceTokenizer, TextTokenizer};
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+
 const TEXTS: [&str; 7] = [
     "fox bites the fox",
     "",
@@ -27,20 +29,8 @@ fuzz_target!(|data: &[u8]| {
             let Ok(tokens) = tokenizer.tokenize(text, special_tokens) else {
                 continue;
             };
-            let mut end = 0;
-            for (position, token) in tokens.iter().enumerate() {
-                let span = &token.span;
-                assert_eq!(token.position, position, "{token:?}");
-                assert!(
-                    span.start <= span.end && span.end <= text.len(),
-                    "{token:?}"
-                );
-                assert!(
-                    text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
-                    "{token:?} cuts a character of {text:?}"
-                );
-                assert!(span.start >= end, "{token:?} overlaps the token before");
-                end = span.end;
+            common::check_spans(text, &tokens, false, text);
+            for token in &tokens {
                 let id = token.id.expect("a model tokenizer gives every token an id");
                 assert!(
                     id < vocab_size,
