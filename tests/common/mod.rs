@@ -112,6 +112,33 @@ pub fn run(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// The standard output of a run that must succeed.
+pub fn stdout_of(args: &[&str]) -> String {
+    let output = run(args);
+    assert!(
+        output.status.success(),
+        "embedlens {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stderr.is_empty(), "{args:?} wrote to stderr");
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
+/// The standard error of a run that must fail, after checking it wrote nothing to stdout.
+pub fn stderr_of_failure(args: &[&str]) -> String {
+    let output = run(args);
+    assert!(!output.status.success(), "embedlens {args:?} should fail");
+    assert!(output.stdout.is_empty(), "{args:?} wrote to stdout");
+    String::from_utf8(output.stderr).expect("UTF-8 errors")
+}
+
+/// The parsed JSON output of a successful run.
+pub fn json_of(args: &[&str]) -> Value {
+    let text = stdout_of(args);
+    assert!(text.ends_with('\n'));
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
 /// A JSON number as the float32 its text names (parsed from the text, never via a cast).
 pub fn float32(number: &Value) -> f32 {
     assert!(number.is_number(), "{number} is not a number");
