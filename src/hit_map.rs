@@ -1,8 +1,10 @@
 //! Where the last frame drew the things a mouse can point at.
 //!
-//! The drawing code records each clickable thing's cells as it draws it; the event handling
-//! reads the map to turn a click or a wheel turn into the actions the keys would take
-//! (`App::actions_for_mouse`). The map says only *what* is where, never what a click does.
+//! `ui::draw` returns the map of the frame it drew: each pane records its clickable things'
+//! cells from the layout it drew them with. The run loop hands the map to the app
+//! (`App::drawn`), and the event handling reads it to turn a click or a wheel turn into the
+//! actions the keys would take (`App::actions_for_mouse`). The map says only *what* is where,
+//! never what a click does.
 
 use ratatui::layout::{Position, Rect};
 

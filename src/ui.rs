@@ -32,7 +32,7 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 use crate::action::{Action, Scope, key_name};
 use crate::app::App;
 use crate::app::settings::ROOMY_COLUMNS;
-use crate::hit_map::Target;
+use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::Theme;
 use crate::view_state::Detail;
 use pane::{Hidden, Pane};
@@ -64,116 +64,127 @@ const PICTURE_BESIDE_MIN_HEIGHT: u16 = 14;
 const LOOKUPS_MIN_WIDTH: u16 = 43;
 
 impl Widget for &App {
+    /// Draws the explorer, forgetting where it drew what the mouse can point at (the run loop
+    /// keeps that: it draws with [`draw`]).
     fn render(self, area: Rect, buf: &mut Buffer) {
-        // The light theme's white under everything; the dark theme leaves the terminal's own.
-        buf.set_style(area, self.theme().base());
-        self.clear_hits();
-        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-            render_too_small(area, buf);
-            return;
+        draw(self, area, buf);
+    }
+}
+
+/// Draws the explorer into `area`, and says where it drew what the mouse can point at: the
+/// panes record their places into the map as they lay themselves out, and nothing else keeps
+/// it, so the map is always the frame's own.
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> HitMap {
+    let mut hits = HitMap::default();
+    draw_into(app, area, buf, &mut hits);
+    hits
+}
+
+fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
+    // The light theme's white under everything; the dark theme leaves the terminal's own.
+    buf.set_style(area, app.theme().base());
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        render_too_small(area, buf);
+        return;
+    }
+    // On short terminals the token strip keeps one line; in compare mode, whose table
+    // lists both sentences' tokens, it gives its rows to the findings.
+    let short = area.height < 30;
+    let tokens_height = match (short, app.compare().is_some()) {
+        (true, true) => 0,
+        (true, false) => 3,
+        (false, _) => 4,
+    };
+    let input_height = if app.compare().is_some() { 4 } else { 3 };
+    let layout = Layout::vertical([
+        Constraint::Length(input_height),
+        Constraint::Length(tokens_height),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ]);
+    let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
+    let body = Body::build(app, middle.width, short);
+    let lesson = lesson::build(app, area.width, short);
+    // The panes take what they need; the readout gets the rest, and at least its minimum.
+    // The readout keeps room for its finding and explanation; more on taller terminals.
+    let readout_least = match (&lesson, area.height < 30) {
+        (Some(lesson), _) => u16::try_from(lesson.height())
+            .unwrap_or(LESSON_HEIGHT)
+            .clamp(4, LESSON_HEIGHT),
+        // On a short terminal compare mode's own findings need the room more than the
+        // readout's introduction to them.
+        (None, true) if app.compare().is_some() => 0,
+        // The finding and the sentence that explains it, whole (two to four rows).
+        (None, true) => u16::try_from(readout::lead_height(app, area.width))
+            .unwrap_or(READOUT_SHORT_MOST)
+            .clamp(4, READOUT_SHORT_MOST),
+        // Compare mode's readout introduces the findings above it: any rows they need
+        // beyond its first line go to them.
+        (None, false) if app.compare().is_some() => {
+            u16::try_from(readout::lead_height(app, area.width))
+                .unwrap_or(READOUT_MIN_HEIGHT)
+                .clamp(3, READOUT_MIN_HEIGHT)
         }
-        // On short terminals the token strip keeps one line; in compare mode, whose table
-        // lists both sentences' tokens, it gives its rows to the findings.
-        let short = area.height < 30;
-        let tokens_height = match (short, self.compare().is_some()) {
-            (true, true) => 0,
-            (true, false) => 3,
-            (false, _) => 4,
-        };
-        let input_height = if self.compare().is_some() { 4 } else { 3 };
-        let layout = Layout::vertical([
-            Constraint::Length(input_height),
-            Constraint::Length(tokens_height),
+        (None, false) => READOUT_MIN_HEIGHT,
+    };
+    let body_height = u16::try_from(body.height())
+        .unwrap_or(u16::MAX)
+        .min(middle.height.saturating_sub(readout_least));
+    // A readout too short to hold a line would be an empty frame: the body takes it.
+    let body_height = if middle.height.saturating_sub(body_height) < 3 {
+        middle.height
+    } else {
+        body_height
+    };
+    let [body_area, readout_area] = middle.layout(&Layout::vertical([
+        Constraint::Length(body_height),
+        Constraint::Fill(1),
+    ]));
+    input::render(app, input_area, buf, hits);
+    tokens::render(app, tokens_area, buf, hits);
+    body.render(body_area, buf, hits);
+    match lesson {
+        Some(lesson) => render_lesson(app, lesson, readout_area, short, buf, hits),
+        None => render_readout(app, readout_area, buf, hits),
+    }
+    help::render_bar(app, bar_area, buf, hits);
+    if let Some(overlay) = app.snippet() {
+        // Over everything but the help bar, which says how to scroll, save and close it.
+        let [above_bar, _] = area.layout(&Layout::vertical([
             Constraint::Fill(1),
             Constraint::Length(1),
-        ]);
-        let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
-        let body = Body::build(self, middle.width, short);
-        let lesson = lesson::build(self, area.width, short);
-        // The panes take what they need; the readout gets the rest, and at least its minimum.
-        // The readout keeps room for its finding and explanation; more on taller terminals.
-        let readout_least = match (&lesson, area.height < 30) {
-            (Some(lesson), _) => u16::try_from(lesson.height())
-                .unwrap_or(LESSON_HEIGHT)
-                .clamp(4, LESSON_HEIGHT),
-            // On a short terminal compare mode's own findings need the room more than the
-            // readout's introduction to them.
-            (None, true) if self.compare().is_some() => 0,
-            // The finding and the sentence that explains it, whole (two to four rows).
-            (None, true) => u16::try_from(readout::lead_height(self, area.width))
-                .unwrap_or(READOUT_SHORT_MOST)
-                .clamp(4, READOUT_SHORT_MOST),
-            // Compare mode's readout introduces the findings above it: any rows they need
-            // beyond its first line go to them.
-            (None, false) if self.compare().is_some() => {
-                u16::try_from(readout::lead_height(self, area.width))
-                    .unwrap_or(READOUT_MIN_HEIGHT)
-                    .clamp(3, READOUT_MIN_HEIGHT)
-            }
-            (None, false) => READOUT_MIN_HEIGHT,
-        };
-        let body_height = u16::try_from(body.height())
-            .unwrap_or(u16::MAX)
-            .min(middle.height.saturating_sub(readout_least));
-        // A readout too short to hold a line would be an empty frame: the body takes it.
-        let body_height = if middle.height.saturating_sub(body_height) < 3 {
-            middle.height
-        } else {
-            body_height
-        };
-        let [body_area, readout_area] = middle.layout(&Layout::vertical([
-            Constraint::Length(body_height),
-            Constraint::Fill(1),
         ]));
-        input::render(self, input_area, buf);
-        tokens::render(self, tokens_area, buf);
-        body.render(body_area, buf);
-        match lesson {
-            Some(lesson) => render_lesson(self, lesson, readout_area, short, buf),
-            None => render_readout(self, readout_area, buf),
+        hits.record(above_bar, Target::Pane(Scrollable::Snippet));
+        snippet::SnippetView {
+            overlay,
+            theme: app.theme(),
         }
-        help::render_bar(self, bar_area, buf);
-        if let Some(overlay) = self.snippet() {
-            // Over everything but the help bar, which says how to scroll, save and close it.
-            let [above_bar, _] = area.layout(&Layout::vertical([
-                Constraint::Fill(1),
-                Constraint::Length(1),
-            ]));
-            self.record_hit(
-                above_bar,
-                crate::hit_map::Target::Pane(crate::hit_map::Scrollable::Snippet),
-            );
-            snippet::SnippetView {
-                overlay,
-                theme: self.theme(),
-            }
-            .render(above_bar, buf);
-        }
-        if self.help_open() {
-            // Over everything but the help bar, which keeps saying how to scroll and close it.
-            let [above_bar, _] = area.layout(&Layout::vertical([
-                Constraint::Fill(1),
-                Constraint::Length(1),
-            ]));
-            help::render_overlay(self, above_bar, buf);
-        }
+        .render(above_bar, buf);
+    }
+    if app.help_open() {
+        // Over everything but the help bar, which keeps saying how to scroll and close it.
+        let [above_bar, _] = area.layout(&Layout::vertical([
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ]));
+        help::render_overlay(app, above_bar, buf, hits);
     }
 }
 
 /// The readout; on a roomy terminal it keeps a readable width and the picture of the
 /// sentence's vectors takes the room beside it (unless the picture is the open pane already).
 /// In compare mode the picture holds both sentences' dots, which coincide until positions come.
-fn render_readout(app: &App, area: Rect, buf: &mut Buffer) {
+fn render_readout(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     if !picture_beside(app, area) {
-        readout::render(app, area, buf);
+        readout::render(app, area, buf, hits);
         return;
     }
     let [readout_area, picture_area] = area.layout(&Layout::horizontal([
         Constraint::Length(READABLE_WIDTH),
         Constraint::Fill(1),
     ]));
-    readout::render(app, readout_area, buf);
-    picture::build(app, picture_area.width).render(picture_area, buf);
+    readout::render(app, readout_area, buf, hits);
+    picture::build(app, picture_area.width).render(picture_area, buf, hits);
 }
 
 /// Whether the picture of the sentence's vectors stands beside the readout or lesson panel:
@@ -188,26 +199,33 @@ fn picture_beside(app: &App, area: Rect) -> bool {
 /// The lesson panel; on a roomy terminal it keeps a readable width and the picture of the
 /// sentence's vectors takes the room beside it, hidden like the other panes until the learner
 /// has answered, as it would give the answer away.
-fn render_lesson(app: &App, lesson: pane::TextPane, area: Rect, short: bool, buf: &mut Buffer) {
+fn render_lesson(
+    app: &App,
+    lesson: pane::TextPane,
+    area: Rect,
+    short: bool,
+    buf: &mut Buffer,
+    hits: &mut HitMap,
+) {
     let narrow = (picture_beside(app, area) && lesson::picture_may_show(app))
         .then(|| lesson::build(app, READABLE_WIDTH, short))
         .flatten()
         .filter(|narrow| narrow.height() <= usize::from(area.height));
     let Some(narrow) = narrow else {
-        lesson.render(area, buf);
-        record_answers(app, area, short);
+        lesson.render(area, buf, hits);
+        record_answers(app, area, short, hits);
         return;
     };
     let [lesson_area, picture_area] = area.layout(&Layout::horizontal([
         Constraint::Length(READABLE_WIDTH),
         Constraint::Fill(1),
     ]));
-    narrow.render(lesson_area, buf);
-    record_answers(app, lesson_area, short);
+    narrow.render(lesson_area, buf, hits);
+    record_answers(app, lesson_area, short, hits);
     if lesson::hides_answers(app) {
-        picture_after_answer(app, picture_area.width).render(picture_area, buf);
+        picture_after_answer(app, picture_area.width).render(picture_area, buf, hits);
     } else {
-        picture::build(app, picture_area.width).render(picture_area, buf);
+        picture::build(app, picture_area.width).render(picture_area, buf, hits);
     }
 }
 
@@ -218,7 +236,7 @@ fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
 }
 
 /// Records where the lesson panel drawn on `area` put its answers, so a click gives one.
-fn record_answers(app: &App, area: Rect, short: bool) {
+fn record_answers(app: &App, area: Rect, short: bool, hits: &mut HitMap) {
     let inner = area.inner(ratatui::layout::Margin::new(1, 1));
     for (row, height, number) in lesson::answer_rows(app, area.width, short) {
         let spot = Rect {
@@ -226,7 +244,7 @@ fn record_answers(app: &App, area: Rect, short: bool) {
             height,
             ..inner
         };
-        app.record_hit(spot.intersection(inner), Target::Answer(number));
+        hits.record(spot.intersection(inner), Target::Answer(number));
     }
 }
 
@@ -302,17 +320,17 @@ impl<'a> Body<'a> {
         }
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         match self {
-            Self::Whole(pane) => pane.render(area, buf),
+            Self::Whole(pane) => pane.render(area, buf, hits),
             Self::Split {
                 matrix,
                 detail,
                 beside,
             } => {
                 let [matrix_area, detail_area] = split(matrix, detail.as_ref(), *beside, area);
-                matrix.render(matrix_area, buf);
-                detail.render(detail_area, buf);
+                matrix.render(matrix_area, buf, hits);
+                detail.render(detail_area, buf, hits);
             }
         }
     }

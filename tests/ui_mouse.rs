@@ -1,13 +1,14 @@
-//! The mouse through the real event handling: the explorer is drawn on a `TestBackend` (which
-//! records where its clickable things are), then a click or a wheel turn at a cell found on
-//! that screen takes the action a key would.
+//! The mouse through the real event handling: the explorer is drawn on a `TestBackend` as the
+//! run loop draws it (`ui::draw` returns where its clickable things are, and the app keeps
+//! that), then a click or a wheel turn at a cell found on that screen takes the action a key
+//! would.
 
 mod common;
 
-use common::draw;
 use embedlens::action::Action;
 use embedlens::app::{App, Focus, Options};
 use embedlens::core::text::vocabulary::VocabKind;
+use embedlens::hit_map::HitMap;
 use embedlens::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{
@@ -36,7 +37,14 @@ fn press(app: &mut App, codes: &[KeyCode]) {
 /// the screen.
 fn frame(app: &mut App, (columns, rows): (u16, u16)) -> Buffer {
     app.handle_event(&Event::Resize(columns, rows));
-    draw(app, columns, rows).backend().buffer().clone()
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(columns, rows))
+        .expect("test backend");
+    let mut hits = HitMap::default();
+    terminal
+        .draw(|frame| hits = embedlens::ui::draw(app, frame.area(), frame.buffer_mut()))
+        .expect("draw");
+    app.drawn(hits);
+    terminal.backend().buffer().clone()
 }
 
 fn mouse(kind: MouseEventKind, (column, row): (u16, u16)) -> MouseEvent {

@@ -12,6 +12,7 @@ use super::App;
 use super::input::Input;
 use super::navigation::Focus;
 use crate::action::{Action, Scope, action_for_key};
+use crate::hit_map::HitMap;
 
 /// Whether an event is a key that quits from anywhere (Ctrl+C), as the key table says.
 fn quits_from_anywhere(event: &Event) -> bool {
@@ -40,7 +41,10 @@ impl App {
         let size = terminal.size()?;
         self.update(Action::Resize(size.width, size.height));
         while self.running {
-            let frame = terminal.draw(|frame| frame.render_widget(&self, frame.area()))?;
+            let mut hits = HitMap::default();
+            let frame = terminal
+                .draw(|frame| hits = crate::ui::draw(&self, frame.area(), frame.buffer_mut()))?;
+            self.drawn(hits);
             if let Some(script) = self.clipboard_request() {
                 // After the frame that says it is copying: OSC 52 asks the terminal to put the
                 // script on the clipboard (a terminal without it ignores the sequence).

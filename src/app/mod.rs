@@ -23,7 +23,6 @@ pub mod sources;
 #[cfg(test)]
 mod tests;
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use ratatui::crossterm::event::KeyEvent;
@@ -40,7 +39,7 @@ use crate::core::tables::weights::{
 };
 use crate::core::text::sentence::Unread;
 use crate::core::text::vocabulary::{Token, VocabKind};
-use crate::hit_map::{HitMap, Target};
+use crate::hit_map::HitMap;
 use crate::lesson::Progress;
 use crate::theme::Theme;
 use crate::view_state::{Detail, HeadChoice, WideStyle, WideView};
@@ -171,7 +170,7 @@ pub struct App {
     export_dir: PathBuf,
     /// Where the last frame drew what the mouse can point at: written while drawing (the view
     /// has only `&App`), read by the event handling. Not state `update` keeps.
-    hits: RefCell<HitMap>,
+    hits: HitMap,
 }
 
 impl App {
@@ -224,7 +223,7 @@ impl App {
             export_requested: false,
             snippet: None,
             export_dir: options.export_dir,
-            hits: RefCell::default(),
+            hits: HitMap::default(),
         };
         app.derive();
         if options.lesson {
@@ -756,13 +755,9 @@ impl App {
         self.theme
     }
 
-    /// Starts a frame's map of what the mouse can point at.
-    pub fn clear_hits(&self) {
-        self.hits.borrow_mut().clear();
-    }
-
-    /// Records, while drawing, that `target` is drawn on `area`.
-    pub fn record_hit(&self, area: ratatui::layout::Rect, target: Target) {
-        self.hits.borrow_mut().record(area, target);
+    /// Keeps where the frame just drawn put what the mouse can point at (`ui::draw` returns
+    /// it), for the next mouse event to read.
+    pub fn drawn(&mut self, hits: HitMap) {
+        self.hits = hits;
     }
 }

@@ -23,7 +23,7 @@ impl App {
     ///   scroll it as its keys would (`↑`/`↓`, `←`/`→`, `Space`, the overlays' `↑`/`↓`).
     #[must_use]
     pub fn actions_for_mouse(&self, mouse: &MouseEvent) -> Vec<Action> {
-        let hits = self.hits.borrow();
+        let hits = &self.hits;
         let scope = self.scope();
         match mouse.kind {
             MouseEventKind::Down(MouseButton::Left) => {

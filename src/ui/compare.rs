@@ -18,7 +18,7 @@ use crate::core::analysis::compare::{Comparison, Wording};
 use crate::core::explain::claim::Verdict;
 use crate::core::explain::layer0::OwnPositions;
 use crate::core::explain::verdict::VectorMatch;
-use crate::hit_map::Target;
+use crate::hit_map::{HitMap, Target};
 use crate::theme::Theme;
 use crate::view_state::Detail;
 
@@ -144,7 +144,7 @@ impl Pane for Compare<'_> {
         }
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         let app = self.app;
         let theme = app.theme();
         let block = super::pane(self.title.clone(), false, theme);
@@ -197,7 +197,7 @@ impl Pane for Compare<'_> {
                     ));
                 }
                 Paragraph::new(lines).render(column, buf);
-                record_words(app, comparison, index, column, room);
+                record_words(comparison, index, column, room, hits);
             }
         }
         let findings = fitted(findings, summary, theme.muted());
@@ -210,7 +210,13 @@ impl Pane for Compare<'_> {
 /// Records each word's row of sentence `index` drawn in `column` (below its header, within
 /// `room` rows, the last kept for "more" when they do not all fit): a click on a word of A
 /// steps to it, on a word of B to its twin in A; a word of B without a twin takes no click.
-fn record_words(app: &App, comparison: &Comparison, index: usize, column: Rect, room: usize) {
+fn record_words(
+    comparison: &Comparison,
+    index: usize,
+    column: Rect,
+    room: usize,
+    hits: &mut HitMap,
+) {
     let words = comparison.sentences[index].lookups.len();
     let shown = if words + 1 > room {
         room.saturating_sub(2)
@@ -230,7 +236,7 @@ fn record_words(app: &App, comparison: &Comparison, index: usize, column: Rect, 
             height: 1,
             ..column
         };
-        app.record_hit(spot.intersection(column), Target::Token(token));
+        hits.record(spot.intersection(column), Target::Token(token));
     }
 }
 

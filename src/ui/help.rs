@@ -9,10 +9,10 @@ use super::text::{display_width, pad};
 use crate::action::{BarEntry, Keep, Scope, bar_entries};
 use crate::app::{App, PromptKind};
 use crate::help::{self, COLUMN_WIDTH, HELP_WIDTH, HelpLine, KEYS_WIDTH};
-use crate::hit_map::{Scrollable, Target};
+use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::Theme;
 
-pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
+pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     let theme = app.theme();
     let mode = match app.scope() {
         Scope::Input => " TYPE ",
@@ -77,7 +77,7 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
         };
         super::clear(right, buf, theme);
         Line::from(entry_spans(&entries, gap, theme)).render(right, buf);
-        record_entries(app, &entries, gap, right);
+        record_entries(&entries, gap, right, hits);
         return;
     }
     let lead_width = u16::try_from(lead).unwrap_or(u16::MAX);
@@ -88,12 +88,12 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer) {
         width: area.width.saturating_sub(lead_width),
         ..area
     };
-    record_entries(app, &entries, gap, entries_area);
+    record_entries(&entries, gap, entries_area, hits);
 }
 
 /// Records where each entry was drawn in `area` (as [`entry_spans`] lays them out), so a click
 /// on it takes its action; in `←/→ step` the `→` takes the other action.
-fn record_entries(app: &App, entries: &[BarEntry], gap: usize, area: Rect) {
+fn record_entries(entries: &[BarEntry], gap: usize, area: Rect, hits: &mut HitMap) {
     let mut x = usize::from(area.x);
     for entry in entries {
         let width = display_width(&entry.keys) + 1 + entry.words.len();
@@ -102,10 +102,10 @@ fn record_entries(app: &App, entries: &[BarEntry], gap: usize, area: Rect) {
             let columns = u16::try_from(columns).unwrap_or(u16::MAX);
             Rect::new(from, area.y, columns, 1).intersection(area)
         };
-        app.record_hit(spot(x, width), Target::Entry(entry.action.clone()));
+        hits.record(spot(x, width), Target::Entry(entry.action.clone()));
         if let (Some(then), Some((first, other))) = (&entry.then, entry.keys.split_once('/')) {
             let other_x = x + display_width(first) + 1;
-            app.record_hit(
+            hits.record(
                 spot(other_x, display_width(other)),
                 Target::Entry(then.clone()),
             );
@@ -137,7 +137,7 @@ fn entry_spans(entries: &[BarEntry], gap: usize, theme: Theme) -> Vec<Span<'stat
         .collect()
 }
 
-pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
+pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     let theme = app.theme();
     let popup_width = area.width.min(HELP_WIDTH);
     let width = help::inner_width(area.width);
@@ -168,8 +168,8 @@ pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer) {
     let height = u16::try_from(visible + 2).unwrap_or(u16::MAX);
     let popup = area.centered(Constraint::Length(popup_width), Constraint::Length(height));
     super::clear(popup, buf, theme);
-    app.record_hit(area, Target::Cover);
-    app.record_hit(popup, Target::Pane(Scrollable::Help));
+    hits.record(area, Target::Cover);
+    hits.record(popup, Target::Pane(Scrollable::Help));
     let block = super::pane(" Help · what the explorer shows ", true, theme);
     let block = super::with_lines(block, first, visible, total, theme);
     Paragraph::new(lines).block(block).render(popup, buf);

@@ -13,10 +13,10 @@ use super::text::display_width;
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::{App, Focus};
 use crate::core::text::vocabulary::copies_of;
-use crate::hit_map::Target;
+use crate::hit_map::{HitMap, Target};
 use crate::theme::CURRENT_MARKER;
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     let theme = app.theme();
     let typing = app.focus() == Focus::Input;
     let title = match (app.compare().is_some(), typing) {
@@ -39,7 +39,7 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let inner = block.inner(area);
     block.render(area, buf);
     let Some(compare) = app.compare() else {
-        render_sentence(app, inner, buf, typing);
+        render_sentence(app, inner, buf, typing, hits);
         return;
     };
     let [first, second] = inner.layout(&Layout::vertical([Constraint::Length(1); 2]));
@@ -62,14 +62,14 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         match (editing, is_first) {
             (true, true) => render_text_area(app.textarea(), text_area, buf),
             (true, false) => render_text_area(compare.other(), text_area, buf),
-            (false, true) => render_sentence(app, text_area, buf, false),
+            (false, true) => render_sentence(app, text_area, buf, false, hits),
             (false, false) => Line::raw(compare.other_text()).render(text_area, buf),
         }
     }
 }
 
 /// The sentence: the text area while typing, else the text with the current token marked.
-fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool) {
+fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool, hits: &mut HitMap) {
     let theme = app.theme();
     if typing {
         render_text_area(app.textarea(), inner, buf);
@@ -149,7 +149,7 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool) {
                 height: 1,
                 ..inner
             };
-            app.record_hit(spot.intersection(inner), Target::Token(index));
+            hits.record(spot.intersection(inner), Target::Token(index));
         }
         column = right;
         at = end;

@@ -19,7 +19,7 @@ use crate::app::App;
 use crate::core::tables::positional::PositionVector;
 use crate::core::tables::weights::TokenLookup;
 use crate::core::text::vocabulary::copies_of;
-use crate::hit_map::{Scrollable, Target};
+use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// Tokens on either side of the current one that the layout looks at: more than fit a screen.
@@ -242,7 +242,7 @@ impl Pane for Lookups<'_> {
         .min(tokens + 3)
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         let Self {
             app,
             ref title,
@@ -250,7 +250,7 @@ impl Pane for Lookups<'_> {
             ..
         } = *self;
         let theme = app.theme();
-        app.record_hit(area, Target::Pane(Scrollable::Lookups));
+        hits.record(area, Target::Pane(Scrollable::Lookups));
         let block = super::pane(title.clone(), false, theme);
         let inner = block.inner(area);
         let height = usize::from(inner.height).saturating_sub(1);

@@ -16,7 +16,7 @@ use super::vector::{
 };
 use crate::app::App;
 use crate::core::tables::block::ModelFamily;
-use crate::hit_map::{Scrollable, Target};
+use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, USED_MARKER};
 
 /// The widest a token's text may be in the matrix.
@@ -137,7 +137,7 @@ impl Pane for Matrix<'_> {
         2 + usize::from(self.header()) + self.app.model().rows() * self.lines_per_row
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         let app = self.app;
         let theme = app.theme();
         let model = app.model();
@@ -222,7 +222,7 @@ impl Pane for Matrix<'_> {
         }
         let block = super::with_range(block, "rows", &shown, model.rows(), theme);
         block.render(area, buf);
-        app.record_hit(area, Target::Pane(Scrollable::Matrix));
+        hits.record(area, Target::Pane(Scrollable::Matrix));
         if let Some(message) = super::generating(app) {
             message.render(inner, buf);
             return;
@@ -238,7 +238,7 @@ impl Pane for Matrix<'_> {
                 ..inner
             }
             .intersection(inner);
-            app.record_hit(row_area, Target::Row(id));
+            hits.record(row_area, Target::Row(id));
             y = y.saturating_add(lines_per_row);
         }
     }

@@ -15,6 +15,7 @@ use super::vector::{
 };
 use crate::action::{Action, Scope, key, key_name};
 use crate::app::App;
+use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
 
 /// Rows of the weight matrix shown around the looked-up one.
@@ -70,7 +71,7 @@ impl Pane for OneHot<'_> {
         }
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let app = self.app;
         let title = super::text::title_of(
             &["One-hot", "a lookup as a matrix product"],

@@ -13,6 +13,8 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
+use crate::hit_map::HitMap;
+
 /// Rows a pane keeps, unless it says otherwise, when the layout is short of room.
 const LEAST_HEIGHT: usize = 4;
 
@@ -28,7 +30,7 @@ pub(super) trait Pane {
     }
 
     /// Draws the pane into `area`, fitting its content to the rows there are.
-    fn render(&self, area: Rect, buf: &mut Buffer);
+    fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap);
 }
 
 /// A pane of text in a bordered block, measured by the very paragraph it draws.
@@ -67,7 +69,7 @@ impl Pane for TextPane<'_> {
         self.height
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         (&self.block).render(area, buf);
         (&self.paragraph).render(self.block.inner(area), buf);
     }
@@ -91,8 +93,8 @@ impl Pane for Hidden<'_> {
         self.hidden.least_height()
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
-        self.shown.render(area, buf);
+    fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
+        self.shown.render(area, buf, hits);
     }
 }
 
@@ -114,7 +116,7 @@ mod tests {
         let unwrapped = TextPane::new(Block::bordered(), lines, None, 11);
         assert_eq!(unwrapped.height(), 2 + 2);
         let mut buf = Buffer::empty(Rect::new(0, 0, 11, 6));
-        wrapped.render(buf.area, &mut buf);
+        wrapped.render(buf.area, &mut buf, &mut HitMap::default());
         assert_eq!(buf[(1, 3)].symbol(), "f");
     }
 }

@@ -17,6 +17,7 @@ use crate::action::fill_keys;
 use crate::app::App;
 use crate::core::analysis::plane::{DotKind, Plane, Side};
 use crate::core::explain::picture;
+use crate::hit_map::HitMap;
 use crate::theme::{PlotInk, Theme};
 
 /// Canvas rows the pane asks for.
@@ -94,7 +95,7 @@ impl Pane for Picture<'_> {
         2 + count(&content.head) + canvas + count(&content.foot)
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let app = self.app;
         let theme = app.theme();
         let block = super::pane(self.title, false, theme);

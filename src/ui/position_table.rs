@@ -21,6 +21,7 @@ use crate::action::{Action, key};
 use crate::app::App;
 use crate::core::tables::positional::{PositionScheme, sinusoidal};
 use crate::core::tables::table::Table;
+use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
 
 /// Position rows the pane asks for at most; longer tables scroll with the current token.
@@ -273,7 +274,7 @@ impl Pane for PositionTable<'_> {
             + self.values.len()
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let Self {
             app,
             ref shown,

@@ -19,11 +19,11 @@ use crate::core::tables::block::ModelFamily;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::TokenLookup;
 use crate::core::text::vocabulary::UNKNOWN;
-use crate::hit_map::{Scrollable, Target};
+use crate::hit_map::{HitMap, Scrollable, Target};
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     let theme = app.theme();
-    app.record_hit(area, Target::Pane(Scrollable::Explanation));
+    hits.record(area, Target::Pane(Scrollable::Explanation));
     let block = super::pane(" What the layer returned ", false, theme);
     let inner = block.inner(area);
     let width = usize::from(inner.width).max(1);

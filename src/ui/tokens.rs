@@ -10,13 +10,13 @@ use super::text::fit;
 use super::vector::window;
 use crate::app::App;
 use crate::core::text::vocabulary::{Token, copies_of};
-use crate::hit_map::Target;
+use crate::hit_map::{HitMap, Target};
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
 /// The longest a token's text may be in its chip.
 const CHIP_TEXT_WIDTH: usize = 16;
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     let theme = app.theme();
     let count = match app.unread() {
         Some(unread) => unread.note(),
@@ -116,17 +116,17 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .map(Line::from)
         .collect();
     Paragraph::new(text).render(inner, buf);
-    record_chips(app, &placed, &shown, inner);
+    record_chips(&placed, &shown, inner, hits);
 }
 
 /// Records where each chip on screen was drawn, so a click on one steps to its token.
 ///
 /// `placed` holds each chip's token, line, column and width; `shown` the lines on screen.
 fn record_chips(
-    app: &App,
     placed: &[(usize, usize, usize, usize)],
     shown: &std::ops::Range<usize>,
     inner: Rect,
+    hits: &mut HitMap,
 ) {
     for &(index, line, column, width) in placed {
         let Some(row) = line
@@ -145,7 +145,7 @@ fn record_chips(
             width: u16::try_from(width).unwrap_or(u16::MAX),
             height: 1,
         };
-        app.record_hit(spot.intersection(inner), Target::Token(index));
+        hits.record(spot.intersection(inner), Target::Token(index));
     }
 }
 

@@ -27,6 +27,7 @@ use crate::core::explain::head::HeadFinding;
 use crate::core::explain::layer0::SentenceRun;
 use crate::core::tables::positional::PositionScheme;
 use crate::core::text::vocabulary::copies_of;
+use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
 use budget::{Budget, rows_shown};
 use positions::extra;
@@ -301,7 +302,7 @@ impl Pane for AttentionPane<'_> {
         }
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let app = self.app;
         let theme = app.theme();
         let block = super::pane(self.title.clone(), false, theme);

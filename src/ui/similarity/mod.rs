@@ -17,6 +17,7 @@ use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
 use crate::core::explain::cosine::{CopiesCosine, CopyPair, NotInHeatMap};
 use crate::core::text::vocabulary::copies_of;
+use crate::hit_map::HitMap;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 use nearest::{nearest_compact, nearest_lines};
 
@@ -62,7 +63,7 @@ impl Pane for Similarity<'_> {
         }
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer) {
+    fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let app = self.app;
         let theme = app.theme();
         let block = super::pane(title(app, area.width), false, theme);
