@@ -325,6 +325,28 @@ fn a_large_layer_runs_on_a_worker_and_keys_never_wait_for_it() {
 }
 
 #[test]
+fn closing_the_attention_pane_leaves_no_layer_0_computing() {
+    let folder = write_bert("closed");
+    let mut app = explorer(&folder.path().join("tiny-bert"), "the dog bites the man", 0);
+    press(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, "a");
+    // Esc closes the pane while its run may still be on the worker: nothing waits for it, so a
+    // headless screen (`embedlens screen`) that settles until nothing computes ends.
+    press(&mut app, &[KeyCode::Esc]);
+    assert!(!app.computing_layer0());
+    assert!(app.layer0_view().is_none());
+    // Opened again, the run starts anew and its answer arrives.
+    keys(&mut app, "a");
+    let started = std::time::Instant::now();
+    while app.computing_layer0() {
+        assert!(started.elapsed().as_secs() < 30, "the worker finishes");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        app.update(embedlens::action::Action::Tick);
+    }
+    assert!(matches!(app.layer0_view(), Some(Ok(_))));
+}
+
+#[test]
 fn the_built_in_tables_keep_the_seeded_head_and_say_so_for_braces() {
     let mut app = App::new(Options {
         theme: Theme::new(false),

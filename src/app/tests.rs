@@ -591,6 +591,24 @@ fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
 }
 
 #[test]
+fn closing_the_similarity_pane_stops_its_scan_and_keeps_nothing() {
+    let mut app = explorer_with_every_table_large();
+    // The tables' magnitudes are sampled on a worker too: first they arrive.
+    while app.scanning() {
+        std::thread::sleep(Duration::from_millis(5));
+        app.update(Action::Tick);
+    }
+    app.handle_event(&key(KeyCode::Enter));
+    app.handle_event(&key(KeyCode::Char('s')));
+    assert!(app.scanning(), "the scan runs on a worker");
+    app.handle_event(&key(KeyCode::Esc));
+    assert_eq!(app.detail(), Detail::Lookups);
+    assert!(!app.scanning(), "a closed pane waits for no scan");
+    assert!(app.views().nearest.get().is_none());
+    assert!(app.views().cosine.get().is_none());
+}
+
+#[test]
 fn esc_and_a_letter_read_together_as_alt_letter_are_both_applied() {
     let mut app = explorer_on(DEFAULT_SENTENCE, None);
     app.handle_event(&key(KeyCode::Char('s')));
