@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::pane::Pane;
-use super::text::{pad, wrapped};
+use super::text::{TOKEN_LABEL_WIDTH, pad, wrapped};
 use super::vector::{
     VALUE_WIDTH, WideStyle, is_wide, values_per_line, vector_lines, wide_legend, wide_line, window,
 };
@@ -20,8 +20,6 @@ use crate::theme::{CURRENT_MARKER, Theme};
 
 /// Rows of the weight matrix shown around the looked-up one.
 const ROWS_AROUND: usize = 5;
-/// The widest a token's text may be in a row label.
-const TOKEN_WIDTH_LIMIT: usize = 10;
 /// One-hot vectors with more entries than this are abbreviated, however wide the pane.
 const FULL_ONE_HOT_LIMIT: usize = 32;
 /// Zeros written out on each side of the 1 before the rest become `…`.
@@ -270,7 +268,7 @@ impl Matrix {
         let model = app.model();
         let id_width = model.rows().saturating_sub(1).to_string().len();
         let token_width = if model.tokenizer().is_some() {
-            model.widest_token().min(TOKEN_WIDTH_LIMIT)
+            model.widest_token().min(TOKEN_LABEL_WIDTH)
         } else {
             0
         };

@@ -6,6 +6,10 @@ use ratatui::buffer::CellWidth;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+/// The widest a token's text may be in a row label of a heat map or a list of rows (the
+/// attention, similarity and one-hot panes, and the nearest rows), so their labels read alike.
+pub const TOKEN_LABEL_WIDTH: usize = 10;
+
 /// The columns text takes on screen, counted as the buffer draws it: grapheme by grapheme,
 /// control characters left out.
 ///

@@ -15,7 +15,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::heatmap::{HeatScale, masked_cell};
 use super::pane::Pane;
-use super::text::{fit, pad, pad_left, wrap_words, wrapped};
+use super::text::{TOKEN_LABEL_WIDTH, fit, pad, pad_left, wrap_words, wrapped};
 use super::vector::{
     WideStyle, is_wide, typical_size, values_per_line, vector_lines, wide_legend, wide_line, window,
 };
@@ -32,8 +32,6 @@ use crate::theme::{CURRENT_MARKER, Theme};
 use budget::{Budget, rows_shown};
 use positions::extra;
 
-/// The widest a token's text may be in the row labels.
-const TOKEN_WIDTH_LIMIT: usize = 10;
 /// Columns of a weight cell with its number: a shade and two decimals, `▒0.31`.
 const NUMBER_CELL: usize = 5;
 /// Heat-map rows the pane asks for at most; longer sentences scroll with the current token.
@@ -117,7 +115,7 @@ impl Grid {
             .map(|&index| tokens[index].text.width())
             .max()
             .unwrap_or(0)
-            .clamp(5, TOKEN_WIDTH_LIMIT);
+            .clamp(5, TOKEN_LABEL_WIDTH);
         let room = width.saturating_sub(2 + position_width + 1 + token_width + 1);
         let cells = if count * Cells::Numbers.pitch() <= room {
             Cells::Numbers

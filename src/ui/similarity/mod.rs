@@ -11,7 +11,7 @@ use unicode_width::UnicodeWidthStr;
 use super::heatmap::HeatScale;
 use super::pane::Pane;
 use super::room::Room;
-use super::text::{display_width, fit, pad, wrapped};
+use super::text::{TOKEN_LABEL_WIDTH, display_width, fit, pad, wrapped};
 use super::vector::window;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
 use crate::app::{App, MAX_VIEW_TOKENS};
@@ -21,8 +21,6 @@ use crate::hit_map::HitMap;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 use nearest::{nearest_compact, nearest_lines};
 
-/// The widest a token's text may be in a row label or a nearest-rows list.
-const TOKEN_WIDTH_LIMIT: usize = 10;
 /// Columns of a cell with a shade and two decimals: ` █  1.00`.
 const SHADED_CELL: usize = 8;
 /// The widest a shaded cell grows to fit its column's label.
@@ -333,7 +331,7 @@ impl HeatMap {
             .map(|&index| tokens[index].text.width())
             .max()
             .unwrap_or(0)
-            .clamp(3, TOKEN_WIDTH_LIMIT);
+            .clamp(3, TOKEN_LABEL_WIDTH);
         let mut heat = Self {
             position_width,
             token_width,

@@ -5,7 +5,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use super::{INPUT_HEADING, LIST_GAP, TOKEN_HEADING, TOKEN_WIDTH_LIMIT, wrapped};
+use super::{INPUT_HEADING, LIST_GAP, TOKEN_HEADING, TOKEN_LABEL_WIDTH, wrapped};
 use crate::app::App;
 use crate::theme::CURRENT_MARKER;
 use crate::ui::text::{fit, pad};
@@ -70,7 +70,7 @@ pub(super) fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         .map(|&(row, _)| model.token_text(row).map_or(0, |text| text.width()))
         .max()
         .unwrap_or(0)
-        .min(TOKEN_WIDTH_LIMIT);
+        .min(TOKEN_LABEL_WIDTH);
     let list = |heading: &str, nearest: &[(usize, f64)]| {
         Nearest {
             heading: heading.to_owned(),
@@ -121,7 +121,7 @@ pub(super) fn nearest_compact(app: &App, width: usize) -> Vec<Line<'static>> {
             .iter()
             .map(|&(row, value)| {
                 let text = model.token_text(row).unwrap_or_default();
-                format!("{row} {} {value:.4}", fit(&text, TOKEN_WIDTH_LIMIT))
+                format!("{row} {} {value:.4}", fit(&text, TOKEN_LABEL_WIDTH))
             })
             .collect();
         wrapped(
