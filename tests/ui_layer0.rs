@@ -143,6 +143,16 @@ fn explorer(folder: &Path, sentence: &str, background_from: usize) -> App {
     })
 }
 
+/// Ticks until the model's own layer 0 is no longer computed on the worker (at most 30 s).
+fn wait_for_layer0(app: &mut App) {
+    let started = std::time::Instant::now();
+    while app.computing_layer0() {
+        assert!(started.elapsed().as_secs() < 30, "the worker finishes");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        app.update(embedlens::action::Action::Tick);
+    }
+}
+
 fn press(app: &mut App, codes: &[KeyCode]) {
     for &code in codes {
         app.handle_event(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
@@ -306,12 +316,7 @@ fn a_large_layer_runs_on_a_worker_and_keys_never_wait_for_it() {
     let mut app = explorer(&folder.path().join("tiny-bert"), "the dog bites the man", 0);
     press(&mut app, &[KeyCode::Enter]);
     keys(&mut app, "a");
-    let started = std::time::Instant::now();
-    while app.computing_layer0() {
-        assert!(started.elapsed().as_secs() < 30, "the worker finishes");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        app.update(embedlens::action::Action::Tick);
-    }
+    wait_for_layer0(&mut app);
     let text = screen(&app, 200, 60);
     assert!(text.contains("bit for bit"), "{text}");
     // A toggle takes the old verdict off the screen at once, before the new one is ready.
@@ -337,12 +342,7 @@ fn closing_the_attention_pane_leaves_no_layer_0_computing() {
     assert!(app.layer0_view().is_none());
     // Opened again, the run starts anew and its answer arrives.
     keys(&mut app, "a");
-    let started = std::time::Instant::now();
-    while app.computing_layer0() {
-        assert!(started.elapsed().as_secs() < 30, "the worker finishes");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        app.update(embedlens::action::Action::Tick);
-    }
+    wait_for_layer0(&mut app);
     assert!(matches!(app.layer0_view(), Some(Ok(_))));
 }
 
