@@ -344,7 +344,12 @@ impl<'a> Body<'a> {
 fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
     let comparing = app.compare().is_some();
     if !comparing && lesson::shows_signature(app) {
-        return Box::new(signature::build(app, width));
+        let input = signature::Signature {
+            lookups: app.lookups(),
+            shape: (app.model().rows(), app.model().dims()),
+            theme: app.theme(),
+        };
+        return Box::new(signature::build(&input, width));
     }
     match app.detail() {
         Detail::Picture => Box::new(picture::build(app, width)),

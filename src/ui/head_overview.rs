@@ -13,8 +13,9 @@ use super::heatmap::HeatScale;
 use super::text::{fit, wrapped};
 use super::vector::window;
 use crate::action::fill_keys;
-use crate::app::App;
 use crate::core::analysis::layer0::heads::HeadResult;
+use crate::core::explain::layer0::SentenceRun;
+use crate::core::text::vocabulary::Token;
 use crate::theme::{CURRENT_MARKER, Theme};
 
 /// The most tokens a small map shows (the first ones); the single-head view shows more.
@@ -62,8 +63,24 @@ impl Maps {
     }
 }
 
+/// What the overview reads: the layer's run over the sentence (with the sentence's tokens)
+/// when it has run, the head chosen, and the styles.
+pub(super) struct Heads<'a> {
+    /// The run and the tokens it was made from.
+    pub(super) run: Option<(&'a SentenceRun, &'a [Token])>,
+    /// The head chosen.
+    pub(super) head: usize,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
 /// The lines above the maps: what a map is, the keys, and the tokens in order.
-fn caption(app: &App, left_out: usize, width: usize, theme: Theme) -> Vec<Line<'static>> {
+fn caption(
+    (view, tokens): (&SentenceRun, &[Token]),
+    left_out: usize,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     let mut text = fill_keys(
         "Every head's weights: row = query, column = key, · masked (key below). \
          {PreviousHead} {NextHead} head, {ToggleHeadOverview}/{Back} one head.",
@@ -74,20 +91,20 @@ fn caption(app: &App, left_out: usize, width: usize, theme: Theme) -> Vec<Line<'
     let mut lines: Vec<Line<'static>> = wrapped(&text, width, theme.muted());
     // The cells' key as they are drawn: a ramp of colours, or the glyphs without colour.
     lines.push(HeatScale::Weight.legend(theme));
-    let mut tokens = String::from("tokens:");
-    if let Some(Ok(view)) = app.layer0_view() {
-        for (k, &member) in view.members.iter().take(MAP_TOKENS).enumerate() {
-            let _ = write!(tokens, " {k} {}", app.tokens()[member].text);
-        }
+    let mut listed = String::from("tokens:");
+    for (k, &member) in view.members.iter().take(MAP_TOKENS).enumerate() {
+        let _ = write!(listed, " {k} {}", tokens[member].text);
     }
-    lines.push(Line::styled(fit(&tokens, width), theme.muted()));
+    lines.push(Line::styled(fit(&listed, width), theme.muted()));
     lines
 }
 
 /// Every head's map at a width (inside the pane's borders): the layout and caption built once,
 /// the rows of maps drawn to the room they get.
 pub(super) struct Overview<'a> {
-    app: &'a App,
+    /// The head chosen.
+    head: usize,
+    theme: Theme,
     /// The heads' runs, when the layer has run over the sentence.
     heads: Option<&'a [HeadResult]>,
     maps: Maps,
@@ -96,11 +113,12 @@ pub(super) struct Overview<'a> {
 }
 
 /// The overview at a width inside the pane's borders.
-pub(super) fn build(app: &App, width: usize) -> Overview<'_> {
-    let theme = app.theme();
-    let Some(Ok(view)) = app.layer0_view() else {
+pub(super) fn build<'a>(shown: &Heads<'a>, width: usize) -> Overview<'a> {
+    let Heads { run, head, theme } = *shown;
+    let Some((view, tokens)) = run else {
         return Overview {
-            app,
+            head,
+            theme,
             heads: None,
             maps: Maps::new(&[], width),
             caption: Vec::new(),
@@ -109,10 +127,11 @@ pub(super) fn build(app: &App, width: usize) -> Overview<'_> {
     };
     let left_out = view.members.len().saturating_sub(MAP_TOKENS);
     Overview {
-        app,
+        head,
+        theme,
         heads: Some(&view.run.heads),
         maps: Maps::new(&view.run.heads, width),
-        caption: caption(app, left_out, width, theme),
+        caption: caption((view, tokens), left_out, width, theme),
         width,
     }
 }
@@ -129,13 +148,13 @@ impl Overview<'_> {
     /// Draws the maps in the pane's inner area, keeping the current head's row in view.
     pub(super) fn render(&self, area: Rect, buf: &mut Buffer) {
         let Self {
-            app,
+            head,
+            theme,
             heads,
             ref maps,
             width,
             ..
         } = *self;
-        let theme = app.theme();
         let Some(heads) = heads else {
             return;
         };
@@ -161,7 +180,7 @@ impl Overview<'_> {
             .unwrap_or(self.caption.len());
         let mut lines = self.caption[skipped..].to_vec();
         let fitting = fits(lines.len()).max(1);
-        let current_row = app.head() / maps.per_row;
+        let current_row = head / maps.per_row;
         let shown = window(maps.map_rows(), fitting, current_row);
         if shown.len() < maps.map_rows() {
             let first = shown.start * maps.per_row;
@@ -180,7 +199,7 @@ impl Overview<'_> {
         for map_row in shown {
             let first = map_row * maps.per_row;
             let row_heads = first..(first + maps.per_row).min(maps.heads);
-            lines.push(label_line(app, maps, row_heads.clone(), theme));
+            lines.push(label_line(head, maps, row_heads.clone(), theme));
             for query in 0..maps.tokens {
                 let mut spans = Vec::new();
                 for head in row_heads.clone() {
@@ -199,14 +218,14 @@ impl Overview<'_> {
 
 /// Each map's label: `h3`, the current head marked and reversed.
 fn label_line(
-    app: &App,
+    current: usize,
     maps: &Maps,
     heads: std::ops::Range<usize>,
     theme: Theme,
 ) -> Line<'static> {
     let mut spans = Vec::new();
     for head in heads {
-        let (text, style) = if head == app.head() {
+        let (text, style) = if head == current {
             (format!("{CURRENT_MARKER}h{head}"), theme.current())
         } else {
             (format!(" h{head}"), theme.muted())
@@ -230,4 +249,78 @@ fn cells(head: &HeadResult, query: usize, tokens: usize, theme: Theme) -> Vec<Sp
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::files::{FileSource, OpenOptions, open};
+
+    fn token(text: &str, id: usize, position: usize) -> Token {
+        Token {
+            text: text.to_owned(),
+            span: 0..0,
+            position,
+            id: Some(id),
+            special: false,
+            unknown: false,
+        }
+    }
+
+    fn screen(overview: &Overview, width: u16, height: u16) -> Vec<String> {
+        let area = Rect::new(0, 0, width, height);
+        let mut buf = Buffer::empty(area);
+        overview.render(area, &mut buf);
+        (0..height)
+            .map(|y| {
+                (0..width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_head_is_a_small_map_labelled_with_the_current_one_marked() {
+        let folder =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
+        let layer = open(&FileSource::path(folder), &OpenOptions::default())
+            .unwrap()
+            .layer0
+            .unwrap();
+        let tokens = [token("x", 5, 0), token("y", 6, 1), token("x", 5, 2)];
+        let run = SentenceRun::compute(&layer, &tokens, 16, false).unwrap();
+        let heads = run.run.heads.len();
+        let shown = Heads {
+            run: Some((&run, &tokens)),
+            head: heads - 1,
+            theme: Theme::new(false),
+        };
+        let overview = build(&shown, 60);
+        let lines = screen(&overview, 60, 30);
+        assert!(lines[0].starts_with("Every head's weights"), "{lines:?}");
+        assert!(
+            lines.iter().any(|line| line == "tokens: 0 x 1 y 2 x"),
+            "{lines:?}"
+        );
+        let current = format!("{CURRENT_MARKER}h{}", heads - 1);
+        assert!(
+            lines.iter().any(|line| line.contains(&current)),
+            "{lines:?}"
+        );
+        assert!(lines.iter().any(|line| line.contains(" h0")), "{lines:?}");
+        // Nothing has run: the overview asks for its borders and a line, and draws nothing.
+        let none = build(
+            &Heads {
+                run: None,
+                head: 0,
+                theme: Theme::new(false),
+            },
+            60,
+        );
+        assert_eq!(none.height(), 3);
+        assert!(screen(&none, 60, 3).iter().all(String::is_empty));
+    }
 }

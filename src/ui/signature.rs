@@ -7,23 +7,35 @@ use ratatui::widgets::Wrap;
 use super::pane::TextPane;
 use super::text::fit;
 use super::vector::format_value;
-use crate::app::App;
 use crate::core::tables::weights::TokenLookup;
+use crate::theme::Theme;
 
 /// Tokens the picture lists at the most; the rest are counted.
 const LISTED: usize = 6;
 
+/// What the pane reads: the sentence's lookups and the weight matrix's shape.
+pub(super) struct Signature<'a> {
+    /// The lookups, in sentence order.
+    pub(super) lookups: &'a [TokenLookup],
+    /// The weight matrix's rows and columns.
+    pub(super) shape: (usize, usize),
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
 /// The pane at a width: what the layer takes in, wrapped as drawn.
-pub(super) fn build(app: &App, width: u16) -> TextPane<'static> {
-    let block = super::pane(" What the layer takes in ", false, app.theme());
-    let lines = lines(app, width.saturating_sub(2));
+pub(super) fn build(signature: &Signature, width: u16) -> TextPane<'static> {
+    let block = super::pane(" What the layer takes in ", false, signature.theme);
+    let lines = lines(signature, width.saturating_sub(2));
     TextPane::new(block, lines, Some(Wrap { trim: false }), width)
 }
 
-fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
-    let theme = app.theme();
-    let model = app.model();
-    let lookups = app.lookups();
+fn lines(signature: &Signature, width: u16) -> Vec<Line<'static>> {
+    let Signature {
+        lookups,
+        shape: (rows, dims),
+        theme,
+    } = *signature;
     let ids: Vec<String> = lookups
         .iter()
         .take(LISTED)
@@ -40,7 +52,7 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         .map(|lookup| lookup.token.position.to_string())
         .collect();
     let more = if lookups.len() > LISTED { " …" } else { "" };
-    let layer = format!("Embedding({}, {})", model.rows(), model.dims());
+    let layer = format!("Embedding({rows}, {dims})");
     let ids_line = Line::from(vec![
         Span::styled("ids       ", theme.muted()),
         Span::styled(format!("{}{more}", ids.join(" ")), theme.key()),
@@ -64,7 +76,7 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
             positions_line,
             Line::styled(signature, theme.muted()),
         ];
-        lines.extend(row_lines(app, width));
+        lines.extend(row_lines(lookups, width));
         return lines;
     }
     let mut ids_line = ids_line;
@@ -82,14 +94,14 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled("forward(input): ids only", theme.muted()),
         Span::raw(" ──▶ rows:"),
     ]));
-    lines.extend(row_lines(app, width));
+    lines.extend(row_lines(lookups, width));
     lines
 }
 
 /// The rows that come out, each distinct row once with how many tokens read it, so a short
 /// pane still shows a repeated word's one row.
-fn row_lines(app: &App, width: u16) -> Vec<Line<'static>> {
-    let lookups: Vec<_> = app.lookups().iter().take(LISTED).collect();
+fn row_lines(lookups: &[TokenLookup], width: u16) -> Vec<Line<'static>> {
+    let lookups: Vec<_> = lookups.iter().take(LISTED).collect();
     let mut rows: Vec<(&TokenLookup, usize)> = Vec::new();
     for lookup in &lookups {
         match rows
@@ -144,4 +156,58 @@ fn row_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ]));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::tables::positional::PositionScheme;
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+
+    fn text(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn ids_go_in_and_a_repeated_words_one_row_comes_out() {
+        let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
+        let tokens = model.tokenize("the fox saw the dog").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let signature = Signature {
+            lookups: &lookups,
+            shape: (model.rows(), model.dims()),
+            theme: Theme::new(false),
+        };
+        let wide = text(&lines(&signature, 118));
+        assert!(wide[0].starts_with("ids       "), "{wide:?}");
+        assert!(
+            wide[0].contains(&format!(
+                "[ Embedding({}, {}) ] ──▶ rows",
+                model.rows(),
+                model.dims()
+            )),
+            "{wide:?}"
+        );
+        assert_eq!(wide[1], "positions 0 1 2 3 4 ──╳ wired to nothing");
+        assert_eq!(
+            wide[2],
+            "forward(self, input): its only argument is the ids"
+        );
+        let the = wide
+            .iter()
+            .find(|line| line.starts_with("the ×2 → row"))
+            .unwrap();
+        assert!(the.contains(&format_value(lookups[0].token_vector.as_ref().unwrap()[0])));
+        // Narrow, beside the matrix at 80 columns: the short signature leads to the rows.
+        let narrow = text(&lines(&signature, 38));
+        assert!(
+            narrow.contains(&"forward(input): ids only ──▶ rows:".to_owned()),
+            "{narrow:?}"
+        );
+        assert!(
+            narrow[1].trim_start().starts_with("[ Embedding("),
+            "{narrow:?}"
+        );
+    }
 }

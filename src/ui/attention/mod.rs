@@ -246,7 +246,15 @@ pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
     let body = match app.views().attention.get() {
         None => Body::Message(wrapped(&nothing_to_attend(app), width, app.theme().muted())),
         Some(_) if app.head_overview() => {
-            Body::Overview(Box::new(super::head_overview::build(app, width)))
+            let shown = super::head_overview::Heads {
+                run: match app.layer0_view() {
+                    Some(Ok(view)) => Some((view, app.tokens())),
+                    _ => None,
+                },
+                head: app.head(),
+                theme: app.theme(),
+            };
+            Body::Overview(Box::new(super::head_overview::build(&shown, width)))
         }
         Some(attention) => {
             let grid = Grid::new(app, attention, width);
