@@ -246,15 +246,23 @@ impl Eq for Candidate {}
 ///
 /// A bfloat16 row is widened as it goes (a bfloat16 is the top half of a float32: widening is
 /// exact), with the same sums in the same order, so the same bits as the widened row gives; no
-/// row buffer is filled first. With AVX2 the same arithmetic is compiled for its wider
-/// registers: the same operations in the same order lane by lane (no fused multiply-add), so
-/// the same bits on every machine.
+/// row buffer is filled first. With AVX-512 or AVX2 the same arithmetic is compiled for their
+/// wider registers: the same operations in the same order lane by lane (no fused multiply-add),
+/// so the same bits on every machine.
 fn dot_and_norm_squared(query: &[f64], row: StoredRow) -> (f64, f64) {
     with_features!(
-        ["avx2"],
-        dot_and_norm_squared_avx2(query, row),
-        dot_and_norm_squared_portable(query, row),
+        ["avx512f", "avx512bw"] => dot_and_norm_squared_avx512(query, row),
+        ["avx2"] => dot_and_norm_squared_avx2(query, row),
+        else dot_and_norm_squared_portable(query, row),
     )
+}
+
+/// [`dot_and_norm_squared`] compiled for AVX-512: the sixteen f64 running sums fill two of
+/// its registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn dot_and_norm_squared_avx512(query: &[f64], row: StoredRow) -> (f64, f64) {
+    dot_and_norm_squared_portable(query, row)
 }
 
 /// [`dot_and_norm_squared`] compiled for AVX2.
@@ -264,8 +272,8 @@ fn dot_and_norm_squared_avx2(query: &[f64], row: StoredRow) -> (f64, f64) {
     dot_and_norm_squared_portable(query, row)
 }
 
-/// [`dot_and_norm_squared`] in plain Rust, inlined into each caller so that the AVX2 copy is
-/// vectorised for it.
+/// [`dot_and_norm_squared`] in plain Rust, inlined into each caller so that the AVX-512 and
+/// AVX2 copies are vectorised for them.
 #[expect(
     clippy::inline_always,
     reason = "the AVX2 copy is vectorised only when this is inlined into it"
@@ -549,19 +557,35 @@ mod tests {
     }
 
     #[test]
-    fn the_vector_dot_product_has_the_portable_bits() {
+    fn every_vector_path_the_machine_has_gives_the_portable_bits() {
         let query: Vec<f32> = (0..2051u16)
             .map(|i| (f32::from(i) * 0.37).sin() * 3.1)
             .collect();
         let row: Vec<f32> = (0..2051u16)
             .map(|i| (f32::from(i) * 1.91).cos() / 7.0)
             .collect();
+        let bytes: Vec<u8> = row
+            .iter()
+            .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
+            .collect();
         let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
+        let bits = |(dot, norm): (f64, f64)| (dot.to_bits(), norm.to_bits());
+        for stored in [StoredRow::F32(&row), StoredRow::Bf16(&bytes)] {
+            let portable = bits(dot_and_norm_squared_portable(&wide, stored));
+            // Each path where the processor has it (else the portable one again).
+            let avx512 = with_features!(
+                ["avx512f", "avx512bw"] => dot_and_norm_squared_avx512(&wide, stored),
+                else dot_and_norm_squared_portable(&wide, stored),
+            );
+            let avx2 = with_features!(
+                ["avx2"] => dot_and_norm_squared_avx2(&wide, stored),
+                else dot_and_norm_squared_portable(&wide, stored),
+            );
+            assert_eq!(bits(avx512), portable);
+            assert_eq!(bits(avx2), portable);
+            assert_eq!(bits(dot_and_norm_squared(&wide, stored)), portable);
+        }
         let (dot_product, norm) = dot_and_norm_squared(&wide, StoredRow::F32(&row));
-        let (portable_dot, portable_norm) =
-            dot_and_norm_squared_portable(&wide, StoredRow::F32(&row));
-        assert_eq!(dot_product.to_bits(), portable_dot.to_bits());
-        assert_eq!(norm.to_bits(), portable_norm.to_bits());
         assert_eq!(dot_product.to_bits(), dot(&query, &row).to_bits());
         assert_eq!(norm.to_bits(), dot(&row, &row).to_bits());
     }

@@ -1,7 +1,8 @@
 //! The arithmetic of the projections: vectors laid out block by block, weight rows met in
 //! tiles of rows and tokens, products summed in eight float32 lanes over blocks of 512 numbers
-//! and carried into f64, with the AVX2/FMA kernel chosen at run time where the processor has
-//! it. Every output number gets the same arithmetic wherever its token stands.
+//! and carried into f64, with the AVX-512 or AVX2/FMA kernel chosen at run time where the
+//! processor has it. Every output number gets the same arithmetic wherever its token stands
+//! and whichever path computes it.
 
 use crate::core::tables::simd::with_features;
 
@@ -110,10 +111,25 @@ pub(super) fn dot_tiles(
     wide: &mut [[f64; LANES]],
 ) {
     with_features!(
-        ["avx2", "fma"],
-        dot_tiles_fma(weights, inputs, first, ahead, wide),
-        dot_tiles_portable(weights, inputs, first, ahead, wide),
+        ["avx512f", "avx2", "fma"] => dot_tiles_avx512(weights, inputs, first, ahead, wide),
+        ["avx2", "fma"] => dot_tiles_fma(weights, inputs, first, ahead, wide),
+        else dot_tiles_portable(weights, inputs, first, ahead, wide),
     );
+}
+
+/// [`dot_tiles`] compiled for AVX-512: [`tiles`] with [`block_avx512`] for eight rows at a
+/// time (and [`block_fma`] for rows left over), the same arithmetic as [`block_portable`]
+/// lane for lane, so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+pub(super) fn dot_tiles_avx512(
+    weights: &Blocks<'_>,
+    inputs: &Blocks<'_>,
+    first: usize,
+    ahead: &[&[u8]],
+    wide: &mut [[f64; LANES]],
+) {
+    tiles(weights, inputs, first, ahead, wide, TileKind::Avx512);
 }
 
 /// [`dot_tiles`] compiled for AVX2 and FMA: [`tiles`] with [`block_fma`], the same arithmetic
@@ -141,9 +157,11 @@ pub(super) fn dot_tiles_portable(
     tiles(weights, inputs, first, ahead, wide, TileKind::Portable);
 }
 
-/// Which tile arithmetic [`tiles`] uses (both give the same bits).
+/// Which tile arithmetic [`tiles`] uses (all give the same bits).
 #[derive(Clone, Copy)]
 pub(super) enum TileKind {
+    /// AVX-512 instructions: two rows' eight lanes in one register.
+    Avx512,
     /// AVX2 and FMA instructions.
     Fma,
     /// Plain Rust.
@@ -151,8 +169,9 @@ pub(super) enum TileKind {
 }
 
 /// Walks the tokens [`TOKEN_BLOCK`] at a time and each block of [`BLOCK`] numbers, so that the
-/// rows' and tokens' numbers in use stay in the core's first cache; within it, the rows four
-/// at a time and the tokens two at a time (the rest one by one). Each pair's lanes are carried
+/// rows' and tokens' numbers in use stay in the core's first cache; within it, the rows eight
+/// at a time with AVX-512, else four at a time, and the tokens three at a time (the rest in
+/// pairs or one by one). Each pair's lanes are carried
 /// into its f64 lanes after each block, then finished: the arithmetic of [`dot`] exactly.
 #[expect(
     clippy::inline_always,
@@ -185,7 +204,11 @@ pub(super) fn tiles(
             let token = |index: usize| inputs.block(index, offset + start);
             let mut r = 0;
             while r < rows {
-                let quad = rows - r >= 4;
+                let height = match kind {
+                    TileKind::Avx512 if rows - r >= PAIRED_ROWS => PAIRED_ROWS,
+                    _ if rows - r >= 4 => 4,
+                    _ => 1,
+                };
                 let mut t = first;
                 while t < last {
                     // Three tokens a tile; a remainder of four or two goes as pairs, so that a
@@ -195,14 +218,16 @@ pub(super) fn tiles(
                         1 => 1,
                         _ => TILE_TOKENS,
                     };
-                    if quad {
-                        tile::<4>(wide, tokens, (r, t), width, (&row, &token), kind);
-                    } else {
-                        tile::<1>(wide, tokens, (r, t), width, (&row, &token), kind);
+                    match height {
+                        PAIRED_ROWS => {
+                            tile::<PAIRED_ROWS>(wide, tokens, (r, t), width, (&row, &token), kind);
+                        }
+                        4 => tile::<4>(wide, tokens, (r, t), width, (&row, &token), kind),
+                        _ => tile::<1>(wide, tokens, (r, t), width, (&row, &token), kind),
                     }
                     t += width;
                 }
-                r += if quad { 4 } else { 1 };
+                r += height;
             }
         }
     }
@@ -255,7 +280,7 @@ pub(super) fn tile<'a, const R: usize>(
 #[inline(always)]
 pub(super) fn fetch(bytes: &[u8], kind: TileKind) {
     #[cfg(target_arch = "x86_64")]
-    if let TileKind::Fma = kind {
+    if let TileKind::Avx512 | TileKind::Fma = kind {
         use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
         #[expect(unsafe_code, reason = "a prefetch hint reads nothing")]
         // SAFETY: a prefetch never faults and changes no memory; the pointer is in `bytes`.
@@ -270,6 +295,9 @@ pub(super) fn fetch(bytes: &[u8], kind: TileKind) {
 /// Tokens in one tile: with four rows, twelve running sums and the three tokens' numbers fill
 /// the sixteen vector registers.
 pub(super) const TILE_TOKENS: usize = 3;
+
+/// Rows of an AVX-512 tile: four pairs, each pair's two rows of eight lanes in one register.
+pub(super) const PAIRED_ROWS: usize = 8;
 
 /// Tokens met together by one block of a row group: their numbers in use fit the first cache.
 pub(super) const TOKEN_BLOCK: usize = 15;
@@ -316,8 +344,21 @@ pub(super) fn block<const R: usize, const T: usize>(
         )]
         // SAFETY: `TileKind::Fma` is only used after AVX2 and FMA were detected.
         TileKind::Fma => unsafe { block_fma(w, x) },
+        #[cfg(target_arch = "x86_64")]
+        #[expect(
+            unsafe_code,
+            reason = "only reached from dot_tiles_avx512, compiled for AVX-512, AVX2 and FMA"
+        )]
+        // SAFETY: `TileKind::Avx512` is only used after AVX-512, AVX2 and FMA were detected.
+        TileKind::Avx512 => unsafe {
+            if R == PAIRED_ROWS {
+                block_avx512(w, x)
+            } else {
+                block_fma(w, x)
+            }
+        },
         #[cfg(not(target_arch = "x86_64"))]
-        TileKind::Fma => block_portable(w, x),
+        TileKind::Fma | TileKind::Avx512 => block_portable(w, x),
         TileKind::Portable => block_portable(w, x),
     }
 }
@@ -376,6 +417,24 @@ pub(super) fn block_portable<const R: usize, const T: usize>(
     lanes
 }
 
+/// The numbers in one block of rows `w` and tokens `x`, checked to be whole lanes and the
+/// same in every row and token, as the vector loads need.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the vector-compiled tiles"
+)]
+#[inline(always)]
+fn block_length(w: &[&[f32]], x: &[&[f32]]) -> usize {
+    let len = w[0].len();
+    assert!(
+        len.is_multiple_of(LANES)
+            && w.iter().all(|row| row.len() == len)
+            && x.iter().all(|token| token.len() == len),
+        "one block of whole lanes, as long in every row and token"
+    );
+    len
+}
+
 /// [`block_portable`]'s arithmetic in AVX2 and FMA instructions: the same fused multiply-adds
 /// in each float32 lane, so the same bits.
 ///
@@ -395,13 +454,7 @@ pub(super) unsafe fn block_fma<const R: usize, const T: usize>(
     use std::arch::x86_64::{
         __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_storeu_ps,
     };
-    let len = w[0].len();
-    assert!(
-        len.is_multiple_of(LANES)
-            && w.iter().all(|row| row.len() == len)
-            && x.iter().all(|token| token.len() == len),
-        "one block of whole lanes, as long in every row and token"
-    );
+    let len = block_length(&w, &x);
     // SAFETY (for the block below): AVX2 and FMA are there (the caller's contract); every
     // load reads LANES float32s at `chunk <= len - LANES` of a slice of `len` numbers.
     unsafe {
@@ -420,6 +473,64 @@ pub(super) unsafe fn block_fma<const R: usize, const T: usize>(
         for (out, by_token) in result.iter_mut().zip(&lanes) {
             for (out, lane) in out.iter_mut().zip(by_token) {
                 _mm256_storeu_ps(out.as_mut_ptr(), *lane);
+            }
+        }
+        result
+    }
+}
+
+/// [`block_portable`]'s arithmetic for [`PAIRED_ROWS`] rows in AVX-512 instructions: rows
+/// `2p` and `2p + 1` share a register, the low eight lanes one row's and the high eight the
+/// other's, and each token's eight numbers fill both halves, so every register lane takes the
+/// fused multiply-adds of one row, token and lane in order: the same bits.
+///
+/// # Safety
+/// The CPU must have AVX-512F; the caller is compiled for it.
+#[cfg(target_arch = "x86_64")]
+// Inlined into the AVX-512-compiled caller, so it is compiled with AVX-512 too.
+#[inline(always)]
+#[expect(
+    unsafe_code,
+    reason = "vector loads from raw pointers into slices whose lengths are checked first"
+)]
+pub(super) unsafe fn block_avx512<const R: usize, const T: usize>(
+    w: [&[f32]; R],
+    x: [&[f32]; T],
+) -> [[[f32; LANES]; T]; R] {
+    use std::arch::x86_64::{
+        __m512, _mm256_loadu_pd, _mm512_broadcast_f64x4, _mm512_castpd_ps, _mm512_castpd256_pd512,
+        _mm512_fmadd_ps, _mm512_insertf64x4, _mm512_setzero_ps, _mm512_storeu_ps,
+    };
+    const PAIRS: usize = PAIRED_ROWS / 2;
+    assert!(R == PAIRED_ROWS, "eight rows, in four pairs");
+    let len = block_length(&w, &x);
+    // SAFETY (for the block below): AVX-512F is there (the caller's contract); every load
+    // reads LANES float32s at `chunk <= len - LANES` of a slice of `len` numbers.
+    unsafe {
+        let mut lanes: [[__m512; T]; PAIRS] = [[_mm512_setzero_ps(); T]; PAIRS];
+        for chunk in (0..len).step_by(LANES) {
+            // The numbers' bits moved as float64s: no arithmetic, so no change to them.
+            let xs: [__m512; T] = std::array::from_fn(|t| {
+                let x8 = _mm256_loadu_pd(x[t].as_ptr().add(chunk).cast());
+                _mm512_castpd_ps(_mm512_broadcast_f64x4(x8))
+            });
+            for (pair, by_token) in lanes.iter_mut().enumerate() {
+                let low = _mm256_loadu_pd(w[2 * pair].as_ptr().add(chunk).cast());
+                let high = _mm256_loadu_pd(w[2 * pair + 1].as_ptr().add(chunk).cast());
+                let w16 =
+                    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(low), high));
+                for (lane, x16) in by_token.iter_mut().zip(xs) {
+                    *lane = _mm512_fmadd_ps(x16, w16, *lane);
+                }
+            }
+        }
+        let mut result = [[[0.0f32; LANES]; T]; R];
+        for (pair, by_token) in lanes.iter().enumerate() {
+            for (token, lane) in by_token.iter().enumerate() {
+                let mut both = [0.0f32; 2 * LANES];
+                _mm512_storeu_ps(both.as_mut_ptr(), *lane);
+                result[2 * pair][token].copy_from_slice(&both[..LANES]);
+                result[2 * pair + 1][token].copy_from_slice(&both[LANES..]);
             }
         }
         result

@@ -172,13 +172,26 @@ impl<'a> RowSource<'a> {
 
     /// Numbers `start..start + count` of each of rows `rows`, as float32 side by side in
     /// `group`, each padded with zeros to whole lanes (the block layout of [`Blocks`]);
-    /// compiled for AVX2 where the processor has it (widening is exact either way).
+    /// compiled for AVX-512 or AVX2 where the processor has it (widening is exact either way).
     fn widen_group(&self, rows: Range<usize>, start: usize, count: usize, group: &mut [f32]) {
         with_features!(
-            ["avx2"],
-            self.widen_group_avx2(rows, start, count, group),
-            self.widen_rows(rows, start, count, group),
+            ["avx512f", "avx512bw"] => self.widen_group_avx512(rows, start, count, group),
+            ["avx2"] => self.widen_group_avx2(rows, start, count, group),
+            else self.widen_rows(rows, start, count, group),
         );
+    }
+
+    /// [`RowSource::widen_rows`] compiled for AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn widen_group_avx512(
+        &self,
+        rows: Range<usize>,
+        start: usize,
+        count: usize,
+        group: &mut [f32],
+    ) {
+        self.widen_rows(rows, start, count, group);
     }
 
     /// [`RowSource::widen_rows`] compiled for AVX2.
@@ -319,7 +332,9 @@ pub fn round_to_f32(value: f64) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::kernel::{TOKEN_BLOCK, dot, dot_tiles_portable};
+    use super::kernel::{PAIRED_ROWS, TOKEN_BLOCK, dot, dot_tiles_portable};
+    #[cfg(target_arch = "x86_64")]
+    use super::kernel::{dot_tiles_avx512, dot_tiles_fma};
     use super::*;
     use ndarray::{Array2, arr1};
 
@@ -455,10 +470,10 @@ mod tests {
     }
 
     #[test]
-    fn the_vector_path_and_the_portable_path_give_the_same_bits() {
+    fn every_vector_path_the_machine_has_gives_the_portable_bits() {
         let width = BLOCK * 3 + 5;
-        // Rows and tokens that fill whole tiles and leave some over.
-        let (rows, tokens) = (7, 5);
+        // Rows and tokens that fill whole tiles of every shape and leave some over.
+        let (rows, tokens) = (PAIRED_ROWS + 7, 5);
         let (weights, inputs) = (numbers(width * rows, 1), numbers(width * tokens, 2));
         let (laid_weights, laid_inputs) = (
             blocked(&weights, rows, width),
@@ -466,13 +481,26 @@ mod tests {
         );
         let weights_laid = Blocks::new(&laid_weights, rows, rows, width);
         let inputs_laid = Blocks::new(&laid_inputs, tokens, tokens, width);
-        let mut fast = vec![[0.0; LANES]; rows * tokens];
-        let mut portable = fast.clone();
+        let mut portable = vec![[0.0; LANES]; rows * tokens];
+        let (mut chosen, mut avx512, mut avx2) =
+            (portable.clone(), portable.clone(), portable.clone());
         let ahead: &[&[u8]] = &[&[0; 300]];
-        dot_tiles(&weights_laid, &inputs_laid, 0, ahead, &mut fast);
-        dot_tiles_portable(&weights_laid, &inputs_laid, 0, &[], &mut portable);
+        let (w, x) = (&weights_laid, &inputs_laid);
+        dot_tiles_portable(w, x, 0, &[], &mut portable);
+        dot_tiles(w, x, 0, ahead, &mut chosen);
+        // Each path where the processor has it (else the portable one again).
+        with_features!(
+            ["avx512f", "avx2", "fma"] => dot_tiles_avx512(w, x, 0, ahead, &mut avx512),
+            else dot_tiles_portable(w, x, 0, ahead, &mut avx512),
+        );
+        with_features!(
+            ["avx2", "fma"] => dot_tiles_fma(w, x, 0, ahead, &mut avx2),
+            else dot_tiles_portable(w, x, 0, ahead, &mut avx2),
+        );
         let bits = |v: &[[f64; LANES]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&fast), bits(&portable));
+        for path in [&chosen, &avx512, &avx2] {
+            assert_eq!(bits(path), bits(&portable));
+        }
         // Each one is `dot` of its row and token, alone.
         for r in 0..rows {
             for t in 0..tokens {
