@@ -184,7 +184,7 @@ fn render_readout(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         Constraint::Fill(1),
     ]));
     readout::render(app, readout_area, buf, hits);
-    picture::build(app, picture_area.width).render(picture_area, buf, hits);
+    picture::build(scene(app), picture_area.width).render(picture_area, buf, hits);
 }
 
 /// Whether the picture of the sentence's vectors stands beside the readout or lesson panel:
@@ -225,7 +225,22 @@ fn render_lesson(
     if lesson::hides_answers(app) {
         picture_after_answer(app, picture_area.width).render(picture_area, buf, hits);
     } else {
-        picture::build(app, picture_area.width).render(picture_area, buf, hits);
+        picture::build(scene(app), picture_area.width).render(picture_area, buf, hits);
+    }
+}
+
+/// What the picture of the sentence's vectors reads.
+fn scene(app: &App) -> picture::Scene<'_> {
+    let model = app.model();
+    picture::Scene {
+        plane: app.views().plane.get(),
+        typed: !app.tokens().is_empty(),
+        vocabulary: model.label(),
+        dims: model.dims(),
+        table_note: model.table_kind().short_note(),
+        inside_attention: (app.overlay() && !app.scheme().is_additive()).then(|| app.scheme()),
+        generating: generating(app),
+        theme: app.theme(),
     }
 }
 
@@ -352,7 +367,7 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         return Box::new(signature::build(&input, width));
     }
     match app.detail() {
-        Detail::Picture => Box::new(picture::build(app, width)),
+        Detail::Picture => Box::new(picture::build(scene(app), width)),
         _ if comparing => Box::new(compare::build(app, width)),
         Detail::Lookups => Box::new(lookups::build(app, width)),
         Detail::Attention => Box::new(attention::build(app, width)),

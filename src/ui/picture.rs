@@ -14,9 +14,9 @@ use ratatui::widgets::{Paragraph, Widget};
 use super::pane::Pane;
 use super::text::{display_width, fit, wrapped};
 use crate::action::fill_keys;
-use crate::app::App;
 use crate::core::analysis::plane::{DotKind, Plane, Side};
 use crate::core::explain::picture;
+use crate::core::tables::positional::PositionScheme;
 use crate::hit_map::HitMap;
 use crate::theme::{PlotInk, Theme};
 
@@ -52,20 +52,40 @@ fn count(paragraphs: &[Vec<Line<'static>>]) -> usize {
     paragraphs.iter().map(Vec::len).sum()
 }
 
+/// What the picture reads, made in `ui.rs`.
+pub(super) struct Scene<'a> {
+    /// The picture of the sentence's vectors, when there is one.
+    pub(super) plane: Option<&'a Plane>,
+    /// Whether the sentence has tokens at all.
+    pub(super) typed: bool,
+    /// The vocabulary's name, for a sentence none of whose tokens has a row.
+    pub(super) vocabulary: &'a str,
+    /// The width of the vectors.
+    pub(super) dims: usize,
+    /// What kind of table the rows come from, in a few words.
+    pub(super) table_note: &'static str,
+    /// The scheme shown, when positions are on but act inside attention.
+    pub(super) inside_attention: Option<PositionScheme>,
+    /// What stands in while the tables are being generated.
+    pub(super) generating: Option<Paragraph<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
 /// The picture pane at a width: its legend and finding built once, the canvas given the rows
 /// that are left.
 pub(super) struct Picture<'a> {
-    app: &'a App,
     title: &'static str,
+    table_note: &'static str,
+    generating: Option<Paragraph<'static>>,
+    theme: Theme,
     content: Content<'a>,
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> Picture<'_> {
-    let inputs = app
-        .views()
+pub(super) fn build(scene: Scene<'_>, width: u16) -> Picture<'_> {
+    let inputs = scene
         .plane
-        .get()
         .is_some_and(|plane| plane.dots.iter().any(|dot| dot.kind == DotKind::Input));
     let title = if inputs {
         " Picture · token → input vectors on their top two axes (PCA) "
@@ -78,9 +98,11 @@ pub(super) fn build(app: &App, width: u16) -> Picture<'_> {
         " Picture · PCA "
     };
     Picture {
-        app,
         title,
-        content: content(app, usize::from(width.saturating_sub(2))),
+        table_note: scene.table_note,
+        theme: scene.theme,
+        content: content(&scene, usize::from(width.saturating_sub(2))),
+        generating: scene.generating,
     }
 }
 
@@ -96,20 +118,16 @@ impl Pane for Picture<'_> {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
-        let app = self.app;
-        let theme = app.theme();
+        let theme = self.theme;
         let block = super::pane(self.title, false, theme);
         let inner = block.inner(area);
-        if let Some(message) = super::generating(app) {
+        if let Some(message) = &self.generating {
             block.render(area, buf);
             message.render(inner, buf);
             return;
         }
         // Said on the border, so a cut-off pane never shows a random table's layout bare.
-        let kind = fit(
-            app.model().table_kind().short_note(),
-            usize::from(area.width).saturating_sub(4),
-        );
+        let kind = fit(self.table_note, usize::from(area.width).saturating_sub(4));
         let block = block.title_bottom(Line::styled(format!(" {kind} "), theme.muted()));
         block.render(area, buf);
         let height = usize::from(inner.height);
@@ -157,18 +175,18 @@ impl Pane for Picture<'_> {
     }
 }
 
-fn content(app: &App, width: usize) -> Content<'_> {
-    let theme = app.theme();
-    let Some(plane) = app.views().plane.get() else {
-        let text = if app.tokens().is_empty() {
+fn content<'a>(scene: &Scene<'a>, width: usize) -> Content<'a> {
+    let theme = scene.theme;
+    let Some(plane) = scene.plane else {
+        let text = if scene.typed {
+            format!(
+                "No token of this sentence has a row in the {} vocabulary: nothing to draw.",
+                scene.vocabulary
+            )
+        } else {
             "Type a sentence: its vectors are drawn here, flattened onto the two directions \
              along which they spread the most."
                 .to_owned()
-        } else {
-            format!(
-                "No token of this sentence has a row in the {} vocabulary: nothing to draw.",
-                app.model().label()
-            )
         };
         return Content {
             plane: None,
@@ -203,7 +221,8 @@ fn content(app: &App, width: usize) -> Content<'_> {
         width,
         theme.muted(),
     ));
-    let mut foot = vec![wrapped(&finding(app, plane), width, theme.finding())];
+    let finding = fill_keys(&picture::sentence(&plane.finding, scene.dims));
+    let mut foot = vec![wrapped(&finding, width, theme.finding())];
     let kept = plane.explained[0] + plane.explained[1];
     if kept < FLAT_WARNING {
         foot.push(wrapped(
@@ -211,18 +230,17 @@ fn content(app: &App, width: usize) -> Content<'_> {
                 "The picture keeps {:.0}% of the spread: dots near each other here may be far \
                  apart in the other {} dimensions (the distances above are over all of them).",
                 kept * 100.0,
-                app.model().dims().saturating_sub(2)
+                scene.dims.saturating_sub(2)
             ),
             width,
             theme.muted(),
         ));
     }
-    if app.overlay() && !app.scheme().is_additive() {
+    if let Some(scheme) = scene.inside_attention {
         foot.push(wrapped(
             &format!(
-                "{} adds no vector to the embeddings (it acts inside attention), so the input \
-                 vectors are the token vectors.",
-                app.scheme()
+                "{scheme} adds no vector to the embeddings (it acts inside attention), so the \
+                 input vectors are the token vectors."
             ),
             width,
             theme.muted(),
@@ -233,11 +251,6 @@ fn content(app: &App, width: usize) -> Content<'_> {
         head,
         foot,
     }
-}
-
-/// What the picture shows, in a sentence whose numbers are the plane's.
-fn finding(app: &App, plane: &Plane) -> String {
-    fill_keys(&picture::sentence(&plane.finding, app.model().dims()))
 }
 
 /// Where the picture's data coordinates map on the canvas, with one scale on both axes.
@@ -475,4 +488,73 @@ fn marks(plane: &Plane, frame: &Frame, theme: Theme) -> (Vec<Mark>, usize) {
         });
     }
     (marks, left_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::plane::{Sentence, plane};
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+
+    fn scene(plane: Option<&Plane>, typed: bool) -> Scene<'_> {
+        Scene {
+            plane,
+            typed,
+            vocabulary: "words",
+            dims: 8,
+            table_note: "untrained random table: nearness is chance",
+            inside_attention: None,
+            generating: None,
+            theme: Theme::new(false),
+        }
+    }
+
+    fn screen(picture: &Picture, width: u16, height: u16) -> Vec<String> {
+        let area = Rect::new(0, 0, width, height);
+        let mut buf = Buffer::empty(area);
+        picture.render(area, &mut buf, &mut HitMap::default());
+        (0..height)
+            .map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect()
+    }
+
+    #[test]
+    fn a_repeated_word_is_one_dot_and_the_finding_says_so() {
+        let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
+        let tokens = model.tokenize("the fox saw the dog").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let sentence = Sentence {
+            side: Side::A,
+            lookups: &lookups,
+            current: Some(0),
+        };
+        let plane = plane(&[sentence], false).unwrap();
+        let picture = build(scene(Some(&plane), true), 70);
+        assert_eq!(
+            picture.title,
+            " Picture · token vectors on their top two axes (PCA) "
+        );
+        let lines = screen(&picture, 70, 24);
+        let text = lines.join("\n");
+        assert!(text.contains("axes: PC1 ("), "{text}");
+        assert!(text.contains("'the' at 0 and 3: one dot."), "{text}");
+        assert!(text.contains("untrained random table"), "{text}");
+        // Narrow, the title is short.
+        assert_eq!(
+            build(scene(Some(&plane), true), 30).title,
+            " Picture · PCA "
+        );
+    }
+
+    #[test]
+    fn with_no_vector_the_pane_says_why() {
+        let empty = screen(&build(scene(None, false), 60), 60, 6).join("\n");
+        assert!(empty.contains("Type a sentence: its vectors"), "{empty}");
+        let no_row = screen(&build(scene(None, true), 60), 60, 6).join("\n");
+        assert!(
+            no_row.contains("No token of this sentence has a row in the words"),
+            "{no_row}"
+        );
+    }
 }
