@@ -4,7 +4,9 @@ use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
 use super::source::{Settings, TensorSource, has, layer_norm, matrix, optional_vector};
-use super::{Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt};
+use super::{
+    Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt, token_table,
+};
 use crate::core::files::padding_position_offset;
 
 /// The name that marks a BERT-style layer 0, after any prefix (`bert.`, `roberta.`).
@@ -17,10 +19,6 @@ const OTHER_MODEL_TYPES: [&str; 4] = ["electra", "albert", "deberta", "deberta-v
 ///
 /// # Errors
 /// [`Unavailable`] when a model type differs, a tensor is missing or malformed.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one tensor after another, in the order the module reads them"
-)]
 pub fn load(
     source: &dyn TensorSource,
     settings: &Settings,
@@ -38,15 +36,7 @@ pub fn load(
     }
     let embeddings = format!("{prefix}embeddings.");
     let token_name = format!("{embeddings}word_embeddings.weight");
-    let token_shape = source.shape(&token_name).ok_or_else(|| {
-        Unavailable::Invalid(format!("no {token_name} beside {prefix}{QUERY_SUFFIX}"))
-    })?;
-    let [rows, hidden] = token_shape.shape[..] else {
-        return Err(Unavailable::Invalid(format!(
-            "{token_name} is not two-dimensional"
-        )));
-    };
-    let token = matrix(source, &token_name, rows, hidden)?;
+    let (token, hidden) = token_table(source, &token_name, &format!("{prefix}{QUERY_SUFFIX}"))?;
     let position_name = format!("{embeddings}position_embeddings.weight");
     let positions = source
         .shape(&position_name)

@@ -6,7 +6,9 @@ use super::heads::{HeadLayout, Scoring};
 use super::input::InputStage;
 use super::linear::Linear;
 use super::source::{Settings, TensorSource, layer_norm, matrix, vector};
-use super::{Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt};
+use super::{
+    Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt, token_table,
+};
 use crate::core::tables::table::Table;
 
 /// The name that marks GPT-2's layer 0, after any prefix (`transformer.`).
@@ -32,13 +34,8 @@ pub fn load(
             Unavailable::Invalid(format!("no {name} beside {prefix}{ATTENTION_SUFFIX}"))
         })
     };
-    let [rows, hidden] = shape_of(&token_name)?[..] else {
-        return Err(Unavailable::Invalid(format!(
-            "{token_name} is not two-dimensional"
-        )));
-    };
+    let (token, hidden) = token_table(source, &token_name, &format!("{prefix}{ATTENTION_SUFFIX}"))?;
     let positions = shape_of(&position_name)?.first().copied().unwrap_or(0);
-    let token = matrix(source, &token_name, rows, hidden)?;
     let position = matrix(source, &position_name, positions, hidden)?;
     let (eps, eps_note) = epsilon(settings, &["layer_norm_epsilon"], 1e-5)?;
     let block = format!("{prefix}h.0.");

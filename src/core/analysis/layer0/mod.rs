@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use ndarray::Array2;
 
+use crate::core::tables::table::Table;
 use heads::{HeadLayout, HeadResult, Scoring, attend};
 use input::InputStage;
 use linear::Linear;
@@ -527,6 +528,24 @@ fn inverse_sqrt(width: usize) -> f64 {
     #[expect(clippy::cast_precision_loss, reason = "widths are far below 2^52")]
     let width = width as f64;
     1.0 / width.sqrt()
+}
+
+/// The token table `name`, which must stand beside `beside` (the tensor that marked the
+/// family): its numbers and its width.
+fn token_table(
+    source: &dyn TensorSource,
+    name: &str,
+    beside: &str,
+) -> Result<(Table, usize), Unavailable> {
+    let shape = source
+        .shape(name)
+        .ok_or_else(|| Unavailable::Invalid(format!("no {name} beside {beside}")))?;
+    let [rows, hidden] = shape.shape[..] else {
+        return Err(Unavailable::Invalid(format!(
+            "{name} is not two-dimensional"
+        )));
+    };
+    Ok((source::matrix(source, name, rows, hidden)?, hidden))
 }
 
 /// A small positive `eps` from the settings, or the family's default.

@@ -15,7 +15,9 @@ use super::linear::{Linear, round_to_f32};
 use super::norm::{HeadNorms, InputNorm, RmsNorm};
 use super::rope::{Llama3Scaling, Pairs, Rope};
 use super::source::{Settings, TensorSource, has, layer_norm, matrix, optional_vector, vector};
-use super::{Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt};
+use super::{
+    Architecture, Layer0, ModelContext, Parts, Unavailable, epsilon, inverse_sqrt, token_table,
+};
 
 /// The name that marks a Llama-style layer 0, after any prefix (`model.`).
 pub const QUERY_SUFFIX: &str = "layers.0.self_attn.q_proj.weight";
@@ -166,15 +168,7 @@ pub fn load(
         });
     };
     let token_name = format!("{prefix}embed_tokens.weight");
-    let token_shape = source.shape(&token_name).ok_or_else(|| {
-        Unavailable::Invalid(format!("no {token_name} beside {prefix}{QUERY_SUFFIX}"))
-    })?;
-    let [rows, hidden] = token_shape.shape[..] else {
-        return Err(Unavailable::Invalid(format!(
-            "{token_name} is not two-dimensional"
-        )));
-    };
-    let token = matrix(source, &token_name, rows, hidden)?;
+    let (token, hidden) = token_table(source, &token_name, &format!("{prefix}{QUERY_SUFFIX}"))?;
     let mut notes = Vec::new();
     let conversion = source.conversion();
     let gemma = recipe.gemma;
