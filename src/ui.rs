@@ -95,6 +95,11 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         (true, false) => 3,
         (false, _) => 4,
     };
+    // Above the tokens, why typed text is read as ids, when it is.
+    let tokens_height = match tokens_height {
+        0 => 0,
+        height => height + tokens::note_height(app, area.width),
+    };
     let input_height = if app.compare().is_some() { 4 } else { 3 };
     let layout = Layout::vertical([
         Constraint::Length(input_height),

@@ -909,12 +909,7 @@ fn bad_tokenizer_and_config_files_are_named() {
     let listing = stdout_of(&["inspect", arg(folder)]);
     assert!(listing.contains(past), "{listing}");
 
-    for malformed in [
-        "{ not json",
-        r#"{"model": {"type": "NoSuchModel"}}"#,
-        "[]",
-        "",
-    ] {
+    for malformed in ["{ not json", "[]", ""] {
         model.dir.write("tokenizer.json", malformed);
         for args in model_commands(folder) {
             assert_fails_naming(
@@ -924,6 +919,20 @@ fn bad_tokenizer_and_config_files_are_named() {
             );
         }
     }
+    // JSON the tokenizers library cannot build a tokenizer from: ids and the listing never
+    // build it, so they answer; text is refused, naming the file and why.
+    model
+        .dir
+        .write("tokenizer.json", r#"{"model": {"type": "NoSuchModel"}}"#);
+    for args in model_commands(folder) {
+        stdout_of(&args);
+    }
+    stdout_of(&["inspect", arg(folder)]);
+    assert_fails_naming(
+        &["lookup", "--model", arg(folder), "the fox"],
+        &tokenizer,
+        "not a tokenizer.json the tokenizers library can read: data did not match any variant",
+    );
     model.dir.write(
         "tokenizer.json",
         &word_level_tokenizer(&GPT2_WORDS).to_string(),
@@ -1028,6 +1037,63 @@ fn the_explorer_needs_a_terminal() {
     let error = failure(&["--model", arg(&missing)]);
     assert!(
         error.contains("needs a terminal") || error.contains(&missing.display().to_string()),
+        "{error}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opened at once: ids and listings never build the tokenizer
+
+/// A GGUF file whose tokenizer is described well enough to name its ids, but cannot be built:
+/// its one merge has no space between its halves, which only building the tokenizer reads.
+fn gguf_whose_tokenizer_cannot_be_built(folder: &TempDir) -> std::path::PathBuf {
+    use embedlens::core::files::gguf::GgufWriter;
+    let path = folder.join("broken-merges.gguf");
+    GgufWriter::new()
+        .text("general.architecture", "llama")
+        .text("tokenizer.ggml.model", "gpt2")
+        .text("tokenizer.ggml.pre", "qwen2")
+        .texts("tokenizer.ggml.tokens", &["a", "b", "ab", "Ġfox"])
+        .texts("tokenizer.ggml.merges", &["ab"])
+        .f32_table("token_embd.weight", 4, 2, &[0.5; 8])
+        .write(&path)
+        .expect("a written GGUF file");
+    path
+}
+
+#[test]
+fn ids_and_inspect_answer_without_building_the_tokenizer() {
+    let folder = TempDir::new("unbuilt");
+    let path = gguf_whose_tokenizer_cannot_be_built(&folder);
+    // The names come from the metadata, as the tokenizer would show them.
+    let json = json_of(&[
+        "lookup",
+        "--model",
+        arg(&path),
+        "--ids",
+        "3,2",
+        "--format",
+        "json",
+    ]);
+    let texts: Vec<_> = tokens(&json).iter().map(|t| t["text"].clone()).collect();
+    assert_eq!(texts, [json!("␣fox"), json!("ab")]);
+    stdout_of(&["matrix", "--model", arg(&path)]);
+    let listing = stdout_of(&["inspect", arg(&path)]);
+    assert!(
+        listing.contains(
+            "tokenizer: byte-level BPE (tokenizer.ggml.model gpt2, pre-tokenizer \
+                          qwen2), 4 tokens, 1 merges, rebuilt from the file's metadata"
+        ),
+        "{listing}"
+    );
+    // Text needs the tokenizer: it is built, and the reason it cannot be is given.
+    let error = failure(&["lookup", "--model", arg(&path), "a fox"]);
+    assert!(
+        error.contains(
+            "the broken-merges table cannot read text: the file's tokenizer could not be \
+             rebuilt: the merge \"ab\" is not two tokens with a space between; to read text, \
+             name the model's tokenizer.json"
+        ),
         "{error}"
     );
 }

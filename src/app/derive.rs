@@ -158,7 +158,7 @@ pub struct Derived {
     /// The sentence read, keyed by the text's and the model's revisions and the reading
     /// switches; its revision moves when the tokens change (not when only the unread tail of
     /// a long text does).
-    reading: Cell<(u64, u64, bool, bool), Reading>,
+    reading: Cell<(u64, u64, bool, bool, bool), Reading>,
     /// Each token's lookup, keyed by the reading's revision, the scheme and whether the tables
     /// are ready.
     lookups: Cell<(u64, PositionScheme, bool), Vec<TokenLookup>>,
@@ -220,11 +220,14 @@ impl Derived {
     /// whether any of them did.
     fn derive_tokens(&mut self, inputs: &Inputs) -> bool {
         let settings = inputs.settings;
+        // While the tokenizer is built on its worker there are no tokens yet; read when it is.
+        let waiting = !settings.ids && inputs.model.text_pending();
         let key = (
             inputs.text_revision,
             inputs.model_revision,
             settings.special_tokens,
             settings.ids,
+            waiting,
         );
         if self.reading.key() == Some(&key) {
             return false;
@@ -232,9 +235,12 @@ impl Derived {
         // The same model and switches: an edit of the text alone may leave the tokens as read
         // (it only touched the unread tail of a long text); if so, the unread part is counted
         // anew.
-        let same_reading = self.reading.key().is_some_and(|&(_, model, special, ids)| {
-            (model, special, ids) == (key.1, key.2, key.3)
-        });
+        let same_reading = self
+            .reading
+            .key()
+            .is_some_and(|&(_, model, special, ids, waited)| {
+                (model, special, ids, waited) == (key.1, key.2, key.3, key.4)
+            });
         if same_reading
             && let Some(reading) = self.reading.get_mut()
             && let Some(unread) = reading.read.reread(inputs.text)
@@ -244,6 +250,9 @@ impl Derived {
             return true;
         }
         self.reading.update(key, || {
+            if waiting {
+                return Some(Reading::of(ReadSentence::default()));
+            }
             let read = sentence::read(
                 inputs.model,
                 inputs.text,

@@ -461,10 +461,23 @@ impl App {
         self.nav.go_to(index, self.derived.tokens(), rows);
     }
 
-    /// Whether the lookups wait for a table that is still being generated.
+    /// Whether the lookups wait for a table that is still being generated, or the tokens for
+    /// the tokenizer being built on its worker.
     #[must_use]
     pub fn waiting_for_tables(&self) -> bool {
-        self.derived.lookups_pending()
+        self.derived.lookups_pending() || self.reading_tokenizer()
+    }
+
+    /// Whether the tokens wait for the model's tokenizer, still being built on its worker.
+    #[must_use]
+    pub fn reading_tokenizer(&self) -> bool {
+        !self.settings.ids && self.model().text_pending()
+    }
+
+    /// Why typed text is read as token ids, when the model's own tokenizer cannot read it.
+    #[must_use]
+    pub fn ids_only_note(&self) -> Option<String> {
+        self.model().ids_only_note().filter(|_| !self.settings.ids)
     }
 
     /// Whether `e` asked for the screen to be written: the run loop writes the frame it draws

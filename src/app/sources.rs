@@ -51,6 +51,8 @@ impl Sources {
     ) -> Self {
         let mut list: Vec<Source> = Vec::new();
         if let Some(model) = loaded {
+            // The first frame does not wait for the tokenizer: it is built on a worker.
+            model.prepare_tokenizer_in_background();
             list.push(Source::Loaded(Arc::new(model)));
         }
         let start = VocabKind::ALL

@@ -170,9 +170,14 @@ fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
     let theme = app.theme();
     let model = app.model();
     if app.waiting_for_tables() {
+        let awaited = if app.reading_tokenizer() {
+            "the tokenizer is read"
+        } else {
+            "the tables are generated"
+        };
         return (
             vec![Line::styled(
-                "The lookups appear as soon as the tables are generated.",
+                format!("The lookups appear as soon as {awaited}."),
                 theme.muted(),
             )],
             1,

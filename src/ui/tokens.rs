@@ -3,7 +3,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::text::fit;
@@ -50,12 +50,9 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap)
     let block = super::pane(title, false, theme);
     let inner = block.inner(area);
     block.render(area, buf);
+    let inner = below_note(app, inner, buf);
     if app.tokens().is_empty() {
-        Paragraph::new(Span::styled(
-            "no tokens yet: type a sentence in the input",
-            theme.muted(),
-        ))
-        .render(inner, buf);
+        Paragraph::new(Span::styled(no_tokens(app), theme.muted())).render(inner, buf);
         return;
     }
     let copies = if hidden || super::lesson::hides_copies(app) {
@@ -117,6 +114,54 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap)
         .collect();
     Paragraph::new(text).render(inner, buf);
     record_chips(&placed, &shown, inner, hits);
+}
+
+/// What the strip says without tokens: that the tokenizer is still being read, or to type.
+fn no_tokens(app: &App) -> String {
+    match app.model().tokenizer().filter(|_| app.reading_tokenizer()) {
+        Some(tokenizer) => format!(
+            "reading the tokenizer… ({} ids): the tokens appear when it is ready",
+            tokenizer.vocab_size()
+        ),
+        None => "no tokens yet: type a sentence in the input".to_owned(),
+    }
+}
+
+/// Why typed text is read as token ids, above the tokens, when the model's own tokenizer
+/// cannot read it.
+fn note(app: &App) -> Option<Paragraph<'static>> {
+    let note = app.ids_only_note()?;
+    let line = Line::styled(note, app.theme().warning());
+    Some(Paragraph::new(line).wrap(Wrap { trim: true }))
+}
+
+/// Draws the note at the top of `inner`, if there is one; the rows below it are the tokens'.
+fn below_note(app: &App, inner: Rect, buf: &mut Buffer) -> Rect {
+    let Some(note) = note(app) else {
+        return inner;
+    };
+    let rows = u16::try_from(note.line_count(inner.width))
+        .unwrap_or(u16::MAX)
+        .min(inner.height);
+    note.render(
+        Rect {
+            height: rows,
+            ..inner
+        },
+        buf,
+    );
+    Rect {
+        y: inner.y + rows,
+        height: inner.height - rows,
+        ..inner
+    }
+}
+
+/// The rows the note above the tokens takes in a pane `width` wide.
+pub(super) fn note_height(app: &App, width: u16) -> u16 {
+    note(app).map_or(0, |note| {
+        u16::try_from(note.line_count(width.saturating_sub(2))).unwrap_or(u16::MAX)
+    })
 }
 
 /// Records where each chip on screen was drawn, so a click on one steps to its token.

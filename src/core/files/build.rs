@@ -140,10 +140,9 @@ pub(super) fn load_tokenizer(
         });
     };
     // A snapshot of the Hugging Face cache is named as the hub names the model, not by its hash.
-    let tokenizer = match CachedSnapshot::of(&path) {
-        Some(snapshot) => TextTokenizer::from_file_named(&path, snapshot.repo.to_string())?,
-        None => TextTokenizer::from_file(&path)?,
-    };
+    // Only the names of its ids are read now; what reads text is built when text is read.
+    let name = CachedSnapshot::of(&path).map(|snapshot| snapshot.repo.to_string());
+    let tokenizer = TextTokenizer::deferred(&path, name)?;
     let warning = check_tokenizer_fits(&tokenizer, &path, token.rows(), token_name);
     Ok(LoadedTokenizer {
         sentence: format!(

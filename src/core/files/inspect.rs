@@ -70,8 +70,10 @@ pub(super) fn inspect_checkpoint(path: &Path, checkpoint: &Checkpoint) -> Inspec
     }
     if let Some(tokenizer) = checkpoint.tokenizer_json() {
         detection.push(format!("tokenizer: {}", tokenizer.display()));
-        // The tokenizer is read only to see whether its ids fit the table.
-        if let (Ok(read), Some((rows, name))) = (TextTokenizer::from_file(&tokenizer), &token_table)
+        // Only the names of its ids are read, to see whether they fit the table; the tokenizer
+        // itself is never built to list a file.
+        if let (Ok(read), Some((rows, name))) =
+            (TextTokenizer::deferred(&tokenizer, None), &token_table)
         {
             warnings.extend(check_tokenizer_fits(&read, &tokenizer, *rows, name));
         }

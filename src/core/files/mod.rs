@@ -30,6 +30,7 @@ mod safetensors;
 mod tests;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 
@@ -99,7 +100,7 @@ enum ModelFiles {
     /// A GGUF file, also an Ollama model's blob: the label to title it and, when it was not
     /// named by its path, where it was found.
     Gguf {
-        file: GgufFile,
+        file: Arc<GgufFile>,
         label: String,
         found: Option<String>,
     },
@@ -113,7 +114,7 @@ impl ModelFiles {
         if let Some(reference) = ollama_reference(path) {
             let found = locate_ollama(reference)?;
             return Ok(Self::Gguf {
-                file: GgufFile::open(&found.blob)?,
+                file: Arc::new(GgufFile::open(&found.blob)?),
                 label: found.label,
                 found: Some(found.note),
             });
@@ -125,7 +126,7 @@ impl ModelFiles {
             .is_some_and(|extension| extension.eq_ignore_ascii_case("gguf"));
         if path.is_file() && (named_gguf || gguf::is_gguf(path)) {
             return Ok(Self::Gguf {
-                file: GgufFile::open(path)?,
+                file: Arc::new(GgufFile::open(path)?),
                 label: gguf::model::gguf_label(path),
                 found: None,
             });

@@ -1,6 +1,6 @@
 //! The embedding matrix and its lookup: an id is the address of a row.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Result, bail};
@@ -11,8 +11,12 @@ use crate::core::tables::positional::{PositionScheme, PositionVector, position_v
 use crate::core::tables::table::Table;
 use crate::core::tables::torch_init::TorchGenerator;
 use crate::core::tables::trained;
-use crate::core::text::tokenizer::TextTokenizer;
+use crate::core::text::tokenizer::{Readiness, TextTokenizer};
 use crate::core::text::vocabulary::{Token, VocabKind, Vocabulary};
+
+mod provenance;
+
+pub use provenance::{Provenance, TableKind};
 
 /// The seed PyTorch examples use, and ours unless `--seed` says otherwise.
 pub const DEFAULT_SEED: u64 = 123;
@@ -40,107 +44,7 @@ pub struct EmbeddingModel {
     token_table: Table,
     position_table: Option<Table>,
     seed: Option<u64>,
-    widest_token: usize,
     provenance: Provenance,
-}
-
-/// Where a table's numbers came from: training, or a seeded random draw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TableKind {
-    /// Drawn by PyTorch's seeded initialisation, as before any training: which rows lie near
-    /// each other is chance, so nearest neighbours say nothing about meaning.
-    Random {
-        /// The `torch.manual_seed` the table was drawn with.
-        seed: u64,
-    },
-    /// Learned by training: the built-in trained vocabulary, or a checkpoint's own table.
-    Trained,
-}
-
-impl TableKind {
-    /// Whether the numbers were learned by training.
-    #[must_use]
-    pub fn is_trained(self) -> bool {
-        self == Self::Trained
-    }
-
-    /// The kind in a few words, for a border beside its similarities.
-    #[must_use]
-    pub fn short_note(self) -> &'static str {
-        match self {
-            Self::Random { .. } => "untrained random table: nearness is chance",
-            Self::Trained => "trained table",
-        }
-    }
-
-    /// Its position table, as a noun phrase: a seeded table was never trained, so it is a
-    /// learnable table, not a learned one.
-    #[must_use]
-    pub fn position_table(self) -> &'static str {
-        match self {
-            Self::Random { .. } => "learnable position table, here randomly initialised",
-            Self::Trained => "learned position table",
-        }
-    }
-
-    /// What its nearest rows mean, in a sentence.
-    #[must_use]
-    pub fn nearest_rows_note(self) -> &'static str {
-        match self {
-            Self::Random { .. } => {
-                "This is an untrained, randomly initialised table: its nearest rows are noise, \
-                 not related words."
-            }
-            Self::Trained => {
-                "This is a trained table: training moved words used alike near each other, so its \
-                 nearest rows tend to be related words."
-            }
-        }
-    }
-}
-
-/// Where a model came from and what its file says about its embedding block.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Provenance {
-    /// The family its tensor names belong to.
-    pub family: ModelFamily,
-    /// What its embedding block outputs.
-    pub block: EmbeddingBlock,
-    /// Sentences saying what was found and why it was read that way.
-    pub detection: Vec<String>,
-    /// Sentences about anything the learner should not take at face value.
-    pub warnings: Vec<String>,
-    /// The file or folder it was opened from.
-    pub source: Option<PathBuf>,
-    /// Which learned position row the model itself reads for position 0 (`RoBERTa` starts at
-    /// `pad_token_id + 1`, so 2; everything else at 0).
-    pub position_offset: usize,
-    /// The padding id the model counts positions from, when it does (`RoBERTa` and kin, as
-    /// transformers' `create_position_ids_from_input_ids`): a padding token is not counted and
-    /// reads row `padding_id`; the n-th other token reads row `padding_id + n`.
-    pub padding_id: Option<usize>,
-    /// The model's own name for its kind, `config.json`'s `model_type` (`mpnet`, `roberta`),
-    /// when it gives one: the family a learner would look up.
-    pub model_type: Option<String>,
-    /// Whether it was read from a GGUF file (`transformers` reads one with `gguf_file=`).
-    pub gguf: bool,
-}
-
-impl Default for Provenance {
-    /// A generated table: token + learned position, nothing detected, no file.
-    fn default() -> Self {
-        Self {
-            family: ModelFamily::Generated,
-            block: EmbeddingBlock::Sum,
-            detection: Vec::new(),
-            warnings: Vec::new(),
-            source: None,
-            position_offset: 0,
-            padding_id: None,
-            model_type: None,
-            gguf: false,
-        }
-    }
 }
 
 /// A width given on the command line as a number of dimensions.
@@ -235,7 +139,6 @@ impl EmbeddingModel {
         token_table: Table,
         position_table: Option<Table>,
     ) -> Self {
-        let widest_token = tokenizer.as_ref().map_or(0, TextTokenizer::widest_token);
         Self {
             label: label.into(),
             tokenizer,
@@ -243,7 +146,6 @@ impl EmbeddingModel {
             token_table,
             position_table,
             seed: None,
-            widest_token,
             provenance: Provenance::default(),
         }
     }
@@ -263,11 +165,22 @@ impl EmbeddingModel {
         self
     }
 
+    /// Why the model's own tokenizer cannot read text, when its files describe one: it could
+    /// not be read, or its reader of text could not be built (known once a build was tried).
+    #[must_use]
+    pub fn text_unreadable(&self) -> Option<&str> {
+        let failed = match self.tokenizer_readiness() {
+            Some(Readiness::Failed(why)) => Some(why),
+            _ => None,
+        };
+        self.tokenizer_missing.as_deref().or(failed)
+    }
+
     /// Why text cannot be read: the reason, when the model's files describe a tokenizer that
-    /// could not be read, and what to give instead.
+    /// could not be read (or its reader of text could not be built), and what to give instead.
     #[must_use]
     pub fn no_text_message(&self) -> String {
-        match &self.tokenizer_missing {
+        match self.text_unreadable() {
             Some(why) => format!(
                 "the {} table cannot read text: {why}; {TOKENIZER_HINT}, or give token ids with \
                  --ids",
@@ -278,6 +191,14 @@ impl EmbeddingModel {
                 self.label
             ),
         }
+    }
+
+    /// What the explorer says when it reads typed text as token ids because the model's own
+    /// tokenizer cannot read text: why, and what to give instead.
+    #[must_use]
+    pub fn ids_only_note(&self) -> Option<String> {
+        self.text_unreadable()
+            .map(|why| format!("Read as token ids: {why}; {TOKENIZER_HINT}."))
     }
 
     /// A built-in vocabulary with `torch.manual_seed(seed)`, its token table, then its position table.
@@ -491,10 +412,50 @@ impl EmbeddingModel {
         }
     }
 
-    /// The widest token text in terminal columns.
+    /// The widest token text in terminal columns, counted up to
+    /// [`crate::core::text::tokenizer::WIDEST_COUNTED`].
     #[must_use]
     pub fn widest_token(&self) -> usize {
-        self.widest_token
+        self.tokenizer
+            .as_ref()
+            .map_or(0, TextTokenizer::widest_token)
+    }
+
+    /// Whether text can be read with the model's tokenizer: it has one, and its reader of text
+    /// is built (built now, waiting for it, if it is not yet).
+    #[must_use]
+    pub fn reads_text(&self) -> bool {
+        self.tokenizer
+            .as_ref()
+            .is_some_and(|tokenizer| tokenizer.prepare().is_ok())
+    }
+
+    /// Starts building the tokenizer's reader of text on another thread, if it is waiting to
+    /// be built, so that the explorer draws at once and typing finds it ready.
+    pub fn prepare_tokenizer_in_background(&self) {
+        let pending = self
+            .tokenizer
+            .clone()
+            .filter(|tokenizer| tokenizer.readiness() == Readiness::Pending);
+        if let Some(tokenizer) = pending {
+            std::thread::spawn(move || {
+                // A failure is kept with the tokenizer, and said where text would be read.
+                let _ = tokenizer.prepare();
+            });
+        }
+    }
+
+    /// Whether the tokenizer's reader of text is still being built (never waits).
+    #[must_use]
+    pub fn text_pending(&self) -> bool {
+        self.tokenizer_readiness() == Some(Readiness::Pending)
+    }
+
+    /// Where the tokenizer's reader of text is, without waiting: `None` for a table without a
+    /// tokenizer.
+    #[must_use]
+    pub fn tokenizer_readiness(&self) -> Option<Readiness<'_>> {
+        self.tokenizer.as_ref().map(TextTokenizer::readiness)
     }
 
     /// The token text of an id, if the table has a tokenizer.
@@ -612,8 +573,10 @@ impl EmbeddingModel {
     /// When the table has no tokenizer, so only ids can address it, or the tokenizer fails.
     pub fn tokenize_with(&self, text: &str, special_tokens: bool) -> Result<Vec<Token>> {
         match &self.tokenizer {
-            Some(tokenizer) => tokenizer.tokenize(text, special_tokens),
-            None => bail!(self.no_text_message()),
+            Some(tokenizer) if tokenizer.prepare().is_ok() => {
+                tokenizer.tokenize(text, special_tokens)
+            }
+            _ => bail!(self.no_text_message()),
         }
     }
 
@@ -705,192 +668,4 @@ pub struct TokenLookup {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::analysis::metrics::euclidean_distance;
-
-    use ndarray::ArrayView1;
-
-    #[test]
-    fn a_seeded_position_table_is_learnable_never_learned() {
-        let seeded = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED).table_kind();
-        let phrase = seeded.position_table();
-        assert!(phrase.contains("learnable"), "{phrase}");
-        assert!(phrase.contains("randomly initialised"), "{phrase}");
-        assert!(
-            !phrase.contains("learned") && !phrase.contains("trained"),
-            "{phrase}"
-        );
-        let trained = EmbeddingModel::builtin(VocabKind::Trained, DEFAULT_SEED).table_kind();
-        assert_eq!(trained.position_table(), "learned position table");
-    }
-
-    fn four_decimals(v: ArrayView1<f32>) -> String {
-        v.iter()
-            .map(|x| format!("{x:.4}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    #[test]
-    fn lookup_returns_the_row() {
-        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
-        assert_eq!(
-            (model.rows(), model.dims(), model.context_length()),
-            (6, 3, 16)
-        );
-        assert_eq!(
-            four_decimals(model.lookup(5).unwrap().view()),
-            "-2.8400 -0.7849 -1.4096"
-        );
-        assert_eq!(model.lookup(6), None);
-    }
-
-    #[test]
-    fn the_same_id_gives_the_same_vector_at_any_position() {
-        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
-        let tokens = model.tokenize("fox bites the fox").unwrap();
-        let lookups = model.embed(&tokens, PositionScheme::None);
-        assert_eq!(lookups[0].token_vector, lookups[3].token_vector);
-        assert_eq!(lookups[0].input_vector, lookups[3].input_vector);
-        assert_eq!(
-            four_decimals(lookups[3].token_vector.as_ref().unwrap().view()),
-            "1.2753 -0.2010 -0.1606"
-        );
-    }
-
-    #[test]
-    fn positions_pull_the_copies_apart() {
-        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
-        let tokens = model.tokenize("fox bites the fox").unwrap();
-        for scheme in [PositionScheme::Learned, PositionScheme::Sinusoidal] {
-            let lookups = model.embed(&tokens, scheme);
-            assert_eq!(lookups[0].token_vector, lookups[3].token_vector);
-            let first = lookups[0].input_vector.as_ref().unwrap();
-            let second = lookups[3].input_vector.as_ref().unwrap();
-            assert!(
-                euclidean_distance(first.view(), second.view()) > 0.1,
-                "{scheme}"
-            );
-            let expected =
-                lookups[3].token_vector.as_ref().unwrap() + &lookups[3].position.vector().unwrap();
-            assert_eq!(second, &expected);
-        }
-    }
-
-    #[test]
-    fn learned_position_table_is_the_next_layer_drawn() {
-        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
-        // Row 0 of manual_seed(123); Embedding(6,3); Embedding(16,3), from the reference file.
-        assert_eq!(
-            model
-                .position_table()
-                .unwrap()
-                .row(0)
-                .unwrap()
-                .iter()
-                .map(|v| v.to_bits())
-                .collect::<Vec<_>>(),
-            [3_221_786_473, 1_065_792_425, 3_200_706_369]
-        );
-    }
-
-    #[test]
-    fn positions_past_the_learned_table_are_flagged() {
-        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
-        let text = ["the"; 17].join(" ");
-        let lookups = model.embed(&model.tokenize(&text).unwrap(), PositionScheme::Learned);
-        assert_eq!(
-            lookups[16].position.warning().as_deref(),
-            Some("position 16 is beyond the context length 16")
-        );
-        assert_eq!(lookups[16].input_vector, None);
-        assert!(lookups[15].input_vector.is_some());
-    }
-
-    #[test]
-    fn words_without_a_row_have_no_vectors() {
-        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
-        let lookups = model.embed(&model.tokenize("the cat").unwrap(), PositionScheme::Learned);
-        assert_eq!(lookups[1].token.id, None);
-        assert_eq!(lookups[1].token_vector, None);
-        assert_eq!(lookups[1].position, PositionVector::Absent);
-        assert_eq!(lookups[1].input_vector, None);
-    }
-
-    #[test]
-    fn shaped_tables_take_ids_only() {
-        let model = EmbeddingModel::shaped(6, 3, 16, DEFAULT_SEED).unwrap();
-        assert_eq!(
-            model.token_table(),
-            EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED).token_table()
-        );
-        assert!(model.tokenize("fox").is_err());
-        let tokens = model.tokens_from_ids(&[3, 1, 4]).unwrap();
-        assert_eq!(tokens[2].text, "#4");
-        let error = model.tokens_from_ids(&[6]).unwrap_err().to_string();
-        assert!(error.contains("id 6 has no row"), "{error}");
-        assert!(EmbeddingModel::shaped(0, 3, 16, 1).is_err());
-    }
-
-    #[test]
-    fn shapes_beyond_the_limit_are_refused_without_overflow() {
-        for (rows, dims, context_length) in [
-            (100_000_000, 100_000_000, 16),
-            (4_294_967_296, 4_294_967_297, 16),
-            (usize::MAX, usize::MAX, usize::MAX),
-            (6, 3, 1 << 40),
-            (MAX_GENERATED_VALUES, 1, 1),
-        ] {
-            let error = EmbeddingModel::shaped(rows, dims, context_length, 1)
-                .expect_err("too large")
-                .to_string();
-            assert!(
-                error.contains("at most 268435456"),
-                "{rows}x{dims}, {context_length}: {error}"
-            );
-        }
-        let error = EmbeddingModel::shaped(100_000_000, 100_000_000, 16, 1)
-            .expect_err("too large")
-            .to_string();
-        assert!(error.contains("(40 PB)"), "{error}");
-        // Exactly at the limit is allowed (checked without making it: 1 GiB).
-        check_generated_size(MAX_GENERATED_VALUES - 16, 1, 16).expect("at the limit");
-    }
-
-    #[test]
-    fn built_in_tables_are_generated_and_their_block_sums_token_and_position() {
-        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
-        assert_eq!(model.family(), ModelFamily::Generated);
-        assert_eq!(model.block(), &EmbeddingBlock::Sum);
-        assert!(model.detection().is_empty() && model.warnings().is_empty());
-        assert_eq!((model.source(), model.position_offset()), (None, 0));
-        // The model's own block uses its learned rows whatever scheme is on screen.
-        let lookups = model.embed(&model.tokenize("fox bites").unwrap(), PositionScheme::None);
-        let expected = lookups[1].token_vector.as_ref().unwrap()
-            + &model.position_table().unwrap().row(1).unwrap();
-        assert_eq!(lookups[1].model_embedding.as_ref(), Some(&expected));
-        assert_eq!(model.model_embedding(&lookups[1]), Some(expected));
-        assert_eq!(model.non_finite_warning(0), None);
-    }
-
-    #[test]
-    fn generated_tables_are_random_and_say_their_seed() {
-        let seeded = EmbeddingModel::builtin(VocabKind::Words, 7);
-        assert_eq!(seeded.table_kind(), TableKind::Random { seed: 7 });
-        assert!(!seeded.is_trained());
-        assert!(!EmbeddingModel::shaped(2, 2, 2, 1).unwrap().is_trained());
-        let table = Table::from(ndarray::Array2::<f32>::zeros((2, 2)));
-        let from_file = EmbeddingModel::new("file", None, table, None);
-        assert_eq!(from_file.table_kind(), TableKind::Trained);
-    }
-
-    #[test]
-    fn the_seed_changes_every_table() {
-        let a = EmbeddingModel::builtin(VocabKind::Words, 1);
-        let b = EmbeddingModel::builtin(VocabKind::Words, 2);
-        assert_ne!(a.token_table(), b.token_table());
-        assert_eq!(a.dims(), 8);
-        assert_eq!(a.context_length(), 64);
-    }
-}
+mod tests;

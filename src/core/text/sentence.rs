@@ -86,9 +86,10 @@ pub fn read(
     by_ids: bool,
 ) -> Result<ReadSentence> {
     let head = &text[..cut(text, MAX_READ_BYTES)];
-    let mut tokens = match model.tokenizer().filter(|_| !by_ids) {
-        Some(_) => model.tokenize_with(head, special_tokens)?,
-        None => ids_from_text(head, model.rows()),
+    let mut tokens = if !by_ids && model.reads_text() {
+        model.tokenize_with(head, special_tokens)?
+    } else {
+        ids_from_text(head, model.rows())
     };
     let mut read_to = head.len();
     if tokens.len() > MAX_SENTENCE_TOKENS {

@@ -177,7 +177,7 @@ fn compared_sentence(
     mask: Mask,
     head: &AttentionWeights,
 ) -> Result<ComparedSentence> {
-    if model.tokenizer().is_none() {
+    if !model.reads_text() {
         bail!(model.no_text_message());
     }
     let read = sentence::read(model, text, true, false)?;

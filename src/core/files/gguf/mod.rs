@@ -20,7 +20,9 @@ mod writer;
 pub use file::{GgufFile, GgufTensor, MAX_ARRAY_VALUES, is_gguf};
 pub use ggml_type::GgmlType;
 pub use value::MetadataValue;
-pub use vocab::{MetadataTokenizer, metadata_tokenizer};
+pub use vocab::{
+    MetadataTokenizer, TokenizerPlan, lazy_tokenizer, metadata_tokenizer, tokenizer_plan,
+};
 pub use writer::GgufWriter;
 
 #[cfg(test)]

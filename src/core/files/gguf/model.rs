@@ -3,12 +3,13 @@
 //! [`Provenance`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 use ndarray::Array1;
 
 use super::detect::{GgufBert, GgufDetected, detect_gguf};
-use super::{GgufFile, metadata_tokenizer};
+use super::{GgufFile, lazy_tokenizer, tokenizer_plan};
 use crate::core::files::OpenOptions;
 use crate::core::files::build::{LoadedTokenizer, check_ids_fit, check_tokenizer_fits};
 use crate::core::files::inspect::{Inspection, TensorSummary};
@@ -27,7 +28,7 @@ use crate::core::text::tokenizer::TextTokenizer;
 /// named or beside the file cannot be read or does not fit. A tokenizer in the metadata that
 /// cannot be rebuilt is not an error: the model opens for ids, and says why.
 pub(in crate::core::files) fn open_gguf(
-    file: &GgufFile,
+    file: &Arc<GgufFile>,
     label: String,
     found: Option<String>,
     options: &OpenOptions,
@@ -35,14 +36,7 @@ pub(in crate::core::files) fn open_gguf(
     let path = file.path();
     let detected = detect_gguf(file, options)?;
     let (token, position, block, block_sentences) = read_tables(file, &detected)?;
-    let tokenizer = load_tokenizer(
-        file,
-        options,
-        &token,
-        &detected.token,
-        &label,
-        Build::Tokenizer,
-    )?;
+    let tokenizer = load_tokenizer(file, Some(file), options, &token, &detected.token, &label)?;
 
     let mut detection: Vec<String> = found.into_iter().collect();
     detection.push(file_note(path, file));
@@ -159,25 +153,20 @@ fn read_tables(
 }
 
 /// A `tokenizer.json` named on the command line or beside the file wins; otherwise the one the
-/// metadata describes, rebuilt. When that cannot be built the model still opens, by id.
-/// Whether the tokenizer itself is built, or only what it would be is said (`inspect`, which
-/// reads no text).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Build {
-    Tokenizer,
-    Description,
-}
-
+/// metadata describes. Either way only the names of its ids are read now: what reads text is
+/// built when text is first read. When the metadata describes a tokenizer embedlens cannot
+/// rebuild, the model still opens, by id. `file` is `None` where no tokenizer is wanted, only
+/// what it would be (`inspect`, which reads no text).
 fn load_tokenizer(
     file: &GgufFile,
+    shared: Option<&Arc<GgufFile>>,
     options: &OpenOptions,
     token: &Table,
     token_name: &str,
     label: &str,
-    build: Build,
 ) -> Result<LoadedTokenizer> {
     if let Some(path) = options.tokenizer.clone().or_else(|| beside(file.path())) {
-        let tokenizer = TextTokenizer::from_file(&path)?;
+        let tokenizer = TextTokenizer::deferred(&path, None)?;
         let warning = check_tokenizer_fits(&tokenizer, &path, token.rows(), token_name);
         return Ok(LoadedTokenizer {
             sentence: format!(
@@ -190,20 +179,19 @@ fn load_tokenizer(
             missing: None,
         });
     }
-    let rebuilt = metadata_tokenizer(file).and_then(|built| {
-        let tokenizer = match build {
-            Build::Tokenizer => Some(built.build(label)?),
-            Build::Description => None,
-        };
-        let highest = built.tokens.checked_sub(1);
-        let warning = check_ids_fit(highest, file.path(), token.rows(), token_name);
-        Ok((tokenizer, built.summary, warning))
-    });
-    Ok(match rebuilt {
-        Ok((tokenizer, summary, warning)) => LoadedTokenizer {
-            sentence: format!("tokenizer: {summary}, rebuilt from the file's metadata"),
-            tokenizer,
-            warning,
+    Ok(match tokenizer_plan(file) {
+        Ok(plan) => LoadedTokenizer {
+            sentence: format!(
+                "tokenizer: {}, rebuilt from the file's metadata",
+                plan.summary
+            ),
+            warning: check_ids_fit(
+                plan.tokens.checked_sub(1),
+                file.path(),
+                token.rows(),
+                token_name,
+            ),
+            tokenizer: shared.map(|shared| lazy_tokenizer(shared, &plan, label)),
             missing: None,
         },
         Err(error) => {
@@ -239,14 +227,7 @@ pub(in crate::core::files) fn inspect_gguf(
         let (token, _, _, block_sentences) = read_tables(file, &detected)?;
         let label = gguf_label(path);
         let options = OpenOptions::default();
-        let tokenizer = load_tokenizer(
-            file,
-            &options,
-            &token,
-            &detected.token,
-            &label,
-            Build::Description,
-        );
+        let tokenizer = load_tokenizer(file, None, &options, &token, &detected.token, &label);
         Ok((detected, block_sentences, tokenizer))
     });
     match found {

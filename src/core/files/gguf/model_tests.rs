@@ -322,7 +322,7 @@ fn an_ollama_blob_opens_under_its_model_name() {
     )
     .unwrap();
     let found = locate_in(&root, "test", "tiny").unwrap();
-    let file = GgufFile::open(&found.blob).unwrap();
+    let file = std::sync::Arc::new(GgufFile::open(&found.blob).unwrap());
     let model = open_gguf(
         &file,
         found.label,

@@ -14,6 +14,7 @@ pub const TAB_MARK: char = '⇥';
 
 /// The text with spaces, tabs and line breaks made visible and other control characters
 /// written as byte escapes, so every token takes room on screen.
+#[must_use]
 pub fn visible(text: &str) -> String {
     let mut shown = String::with_capacity(text.len());
     push_visible(&mut shown, text);

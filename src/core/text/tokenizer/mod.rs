@@ -8,17 +8,21 @@
 //! only part of a character as `<0xE6>`. `WordPiece` strings such as `##ing` are kept as they are.
 
 mod display;
+mod encoder;
 mod gpt2;
 mod hugging_face;
+mod names;
 
 use std::path::Path;
 
 use anyhow::Result;
 use unicode_width::UnicodeWidthStr;
 
-pub use display::{NEWLINE_MARK, SPACE_MARK, TAB_MARK};
+pub use display::{NEWLINE_MARK, SPACE_MARK, TAB_MARK, visible};
+pub use encoder::{Encoder, Readiness};
 pub use gpt2::{GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer};
 pub use hugging_face::HuggingFaceTokenizer;
+pub use names::{MAX_IDS, NameOf, Names, WIDEST_COUNTED, model_token_text};
 
 /// The longest added or special token (and `SentencePiece` piece) a tokenizer may hold, in
 /// bytes: far past any real one (the longest are tens of bytes), and a bound on work that grows
@@ -58,6 +62,16 @@ impl TextTokenizer {
     /// As [`Self::from_file`].
     pub fn from_file_named(path: &Path, name: impl Into<String>) -> Result<Self> {
         HuggingFaceTokenizer::from_file_named(path, name).map(Self::HuggingFace)
+    }
+
+    /// Reads the names of a `tokenizer.json`'s ids, leaving the reader of text to be built
+    /// when text is first read; named `name`, or as [`Self::from_file`] names it.
+    ///
+    /// # Errors
+    /// When the file is missing, or is not JSON that names a vocabulary; the message names the
+    /// file. What only the `tokenizers` crate refuses is said when text is read.
+    pub fn deferred(path: &Path, name: Option<String>) -> Result<Self> {
+        HuggingFaceTokenizer::deferred_from_file(path, name).map(Self::HuggingFace)
     }
 
     /// GPT-2's own byte-pair encoding (`r50k_base`, 50,257 ids), built into the binary.
@@ -118,7 +132,7 @@ impl TextTokenizer {
     pub fn token_text(&self, id: usize) -> Option<String> {
         match self {
             Self::Words(vocabulary) => vocabulary.token(id).map(str::to_owned),
-            Self::HuggingFace(tokenizer) => tokenizer.display().text(id).map(str::to_owned),
+            Self::HuggingFace(tokenizer) => tokenizer.names().text(id),
             Self::Gpt2(tokenizer) => tokenizer.display().text(id).map(str::to_owned),
         }
     }
@@ -162,7 +176,8 @@ impl TextTokenizer {
                 )
             }
             Self::HuggingFace(tokenizer) => tokenizer
-                .display()
+                .names()
+                .all()
                 .search(&display_query(query, tokenizer.is_byte_level()), limit),
             Self::Gpt2(tokenizer) => tokenizer
                 .display()
@@ -190,9 +205,10 @@ impl TextTokenizer {
         }
     }
 
-    /// The widest token text in columns, for laying out a matrix.
+    /// The widest token text in columns, for laying out a matrix, counted up to
+    /// [`WIDEST_COUNTED`] (no pane gives a token more).
     ///
-    /// Model tokenizers work it out once, when they are built.
+    /// A model tokenizer reads its ids until one is that wide, once.
     #[must_use]
     pub fn widest_token(&self) -> usize {
         match self {
@@ -201,9 +217,32 @@ impl TextTokenizer {
                 .iter()
                 .map(|token| token.width())
                 .max()
-                .unwrap_or(0),
-            Self::HuggingFace(tokenizer) => tokenizer.display().widest(),
-            Self::Gpt2(tokenizer) => tokenizer.display().widest(),
+                .unwrap_or(0)
+                .min(WIDEST_COUNTED),
+            Self::HuggingFace(tokenizer) => tokenizer.names().widest(),
+            Self::Gpt2(tokenizer) => tokenizer.display().widest().min(WIDEST_COUNTED),
+        }
+    }
+
+    /// Whether text can be read now, waits for the reader to be built, or cannot be read
+    /// (why); never waits itself. Only a model tokenizer is ever built late.
+    #[must_use]
+    pub fn readiness(&self) -> Readiness<'_> {
+        match self {
+            Self::HuggingFace(tokenizer) => tokenizer.readiness(),
+            Self::Words(_) | Self::Gpt2(_) => Readiness::Ready,
+        }
+    }
+
+    /// Builds the reader of text now if it is not built yet: what a worker calls so that
+    /// typing later does not wait.
+    ///
+    /// # Errors
+    /// When it cannot be built: why.
+    pub fn prepare(&self) -> Result<()> {
+        match self {
+            Self::HuggingFace(tokenizer) => tokenizer.prepare(),
+            Self::Words(_) | Self::Gpt2(_) => Ok(()),
         }
     }
 }

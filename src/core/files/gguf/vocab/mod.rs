@@ -29,9 +29,14 @@ use std::collections::HashMap;
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+
 use super::file::GgufFile;
 use super::value::MetadataValue;
-use crate::core::text::tokenizer::{HuggingFaceTokenizer, MAX_SPECIAL_TOKEN_BYTES, TextTokenizer};
+use crate::core::text::tokenizer::{
+    Encoder, HuggingFaceTokenizer, MAX_SPECIAL_TOKEN_BYTES, Names, TextTokenizer, model_token_text,
+    visible,
+};
 
 /// Token types as llama.cpp numbers them.
 const UNKNOWN: i64 = 2;
@@ -59,31 +64,174 @@ impl MetadataTokenizer {
     }
 }
 
+/// The kinds of tokenizer rebuilt from metadata, by `tokenizer.ggml.model`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// `gpt2`: byte-level BPE.
+    ByteLevel,
+    /// `llama`: `SentencePiece` BPE.
+    SentencePiece,
+    /// `gemma4`: `SentencePiece`-style BPE with merges.
+    Gemma4,
+    /// `bert`: `WordPiece`.
+    WordPiece,
+}
+
+/// What a GGUF file's metadata says of its tokenizer, read without building it: what opening
+/// a model for its ids and listing a file need.
+#[derive(Clone, Debug)]
+pub struct TokenizerPlan {
+    kind: Kind,
+    /// What would be built, such as `byte-level BPE (tokenizer.ggml.model gpt2, pre-tokenizer
+    /// smollm), 49152 tokens, 48900 merges`.
+    pub summary: String,
+    /// How many tokens it holds (ids 0 up to one less).
+    pub tokens: usize,
+}
+
+/// Reads what a GGUF file's metadata says of its tokenizer without building it: its kind, its
+/// pre-tokenizer, and how many tokens and merges it has.
+///
+/// # Errors
+/// When the metadata holds no tokenizer, one of a kind not rebuilt here (the message names
+/// it, or the pre-tokenizer it names), or arrays of the wrong type.
+pub fn tokenizer_plan(file: &GgufFile) -> Result<TokenizerPlan> {
+    let model = file
+        .text("tokenizer.ggml.model")
+        .ok_or_else(|| anyhow!("the file has no tokenizer.ggml.model"))?;
+    // Checked before the tokens are read, so the reason named is the kind.
+    let (kind, pre) = match model {
+        "gpt2" => (Kind::ByteLevel, Some(byte_level_pre(file)?.0)),
+        "llama" => (Kind::SentencePiece, None),
+        "gemma4" => (Kind::Gemma4, None),
+        "bert" => (Kind::WordPiece, None),
+        other => bail!(
+            "its tokenizer.ggml.model is {other:?}; embedlens rebuilds gpt2 (byte-level BPE), \
+             llama (SentencePiece), gemma4 and bert (WordPiece) tokenizers"
+        ),
+    };
+    let tokens = array_len(file, "tokenizer.ggml.tokens")?
+        .ok_or_else(|| anyhow!("the file has no tokenizer.ggml.tokens"))?;
+    let merges = || -> Result<usize> {
+        array_len(file, "tokenizer.ggml.merges")?.ok_or_else(|| {
+            anyhow!("a {model} tokenizer needs tokenizer.ggml.merges, which the file lacks")
+        })
+    };
+    let summary = match kind {
+        Kind::ByteLevel => format!(
+            "byte-level BPE (tokenizer.ggml.model gpt2, pre-tokenizer {}), {tokens} tokens, {} \
+             merges",
+            pre.unwrap_or("default"),
+            merges()?
+        ),
+        Kind::SentencePiece => format!(
+            "SentencePiece BPE (tokenizer.ggml.model llama), {tokens} tokens, merges derived \
+             from the scores{}",
+            if flag(file, "tokenizer.ggml.add_space_prefix", true) {
+                ""
+            } else {
+                ", no space prefix"
+            }
+        ),
+        Kind::Gemma4 => format!(
+            "SentencePiece-style BPE (tokenizer.ggml.model gemma4), {tokens} tokens, {} merges",
+            merges()?
+        ),
+        Kind::WordPiece => {
+            let lowercase = flag(file, "tokenizer.ggml.normalizer.lowercase", true);
+            let strip_accents = flag(file, "tokenizer.ggml.normalizer.strip_accents", lowercase);
+            format!(
+                "WordPiece (tokenizer.ggml.model bert), {tokens} tokens{}{}",
+                if lowercase { ", lower-cased" } else { "" },
+                if strip_accents {
+                    ", accents stripped"
+                } else {
+                    ""
+                },
+            )
+        }
+    };
+    Ok(TokenizerPlan {
+        kind,
+        summary,
+        tokens,
+    })
+}
+
+/// How many items an array holds, if the key is there.
+fn array_len(file: &GgufFile, key: &str) -> Result<Option<usize>> {
+    file.get(key)
+        .map(|value| {
+            value
+                .as_array()
+                .map(<[MetadataValue]>::len)
+                .ok_or_else(|| anyhow!("{key} is not an array"))
+        })
+        .transpose()
+}
+
+/// The tokenizer a GGUF file's metadata describes, as [`tokenizer_plan`] read it: the names of
+/// its ids read from the metadata when asked for, its reader of text built from the metadata
+/// when text is first read.
+#[must_use]
+pub fn lazy_tokenizer(file: &Arc<GgufFile>, plan: &TokenizerPlan, name: &str) -> TextTokenizer {
+    let kind = plan.kind;
+    let source = Arc::clone(file);
+    let name_of = move |id: usize| -> Option<String> {
+        let token = source
+            .get("tokenizer.ggml.tokens")?
+            .as_array()?
+            .get(id)?
+            .as_str()?;
+        let token_type = source
+            .get("tokenizer.ggml.token_type")
+            .and_then(MetadataValue::as_array)
+            .and_then(|types| types.get(id))
+            .and_then(MetadataValue::as_i64)
+            .unwrap_or(1);
+        Some(token_text(kind, token, token_type))
+    };
+    let names = Names::new(plan.tokens, kind == Kind::ByteLevel, Arc::new(name_of));
+    let built = Arc::clone(file);
+    TextTokenizer::HuggingFace(HuggingFaceTokenizer::from_parts(name, names, move || {
+        metadata_tokenizer(&built)
+            .and_then(|rebuilt| Encoder::from_json(rebuilt.json.as_bytes()))
+            .map_err(|error| anyhow!("the file's tokenizer could not be rebuilt: {error:#}"))
+    }))
+}
+
+/// A token of the metadata as the tokenizer rebuilt from it shows it.
+fn token_text(kind: Kind, token: &str, token_type: i64) -> String {
+    let added = matches!(token_type, UNKNOWN | CONTROL | USER_DEFINED);
+    match kind {
+        Kind::ByteLevel if !added => model_token_text(token, true),
+        Kind::WordPiece => visible(&wordpiece::spelt_back(token, token_type)),
+        _ => visible(token),
+    }
+}
+
 /// Rebuilds the tokenizer a GGUF file's metadata describes.
 ///
 /// # Errors
 /// When the metadata holds no tokenizer, one of a kind not rebuilt here (the message names
 /// it), or entries that contradict each other; the message says which.
 pub fn metadata_tokenizer(file: &GgufFile) -> Result<MetadataTokenizer> {
-    let model = file
-        .text("tokenizer.ggml.model")
-        .ok_or_else(|| anyhow!("the file has no tokenizer.ggml.model"))?;
-    // Checked before the tokens are read, so the reason named is the kind.
-    let pre = match model {
-        "gpt2" => Some(byte_level_pre(file)?),
-        "llama" | "gemma4" | "bert" => None,
-        other => bail!(
-            "its tokenizer.ggml.model is {other:?}; embedlens rebuilds gpt2 (byte-level BPE), \
-             llama (SentencePiece), gemma4 and bert (WordPiece) tokenizers"
-        ),
+    let plan = tokenizer_plan(file)?;
+    let vocab = Vocab::read(file, plan.kind == Kind::SentencePiece)?;
+    let json = match plan.kind {
+        Kind::ByteLevel => {
+            let (_, pre) = byte_level_pre(file)?;
+            byte_level_bpe(file, &vocab, pre)?
+        }
+        Kind::SentencePiece => sentencepiece(file, &vocab)?,
+        Kind::Gemma4 => gemma4(file, &vocab)?,
+        Kind::WordPiece => wordpiece::build(file, &vocab)?,
     };
-    let vocab = Vocab::read(file, model == "llama")?;
-    match (model, pre) {
-        ("gpt2", Some((name, pre))) => byte_level_bpe(file, &vocab, name, pre),
-        ("llama", _) => sentencepiece(file, &vocab),
-        ("gemma4", _) => gemma4(file, &vocab),
-        _ => wordpiece::build(file, &vocab),
-    }
+    Ok(MetadataTokenizer {
+        json: json.to_string(),
+        summary: plan.summary,
+        tokens: plan.tokens,
+    })
 }
 
 /// The pre-tokenizer a byte-level BPE file names, or why it cannot be used.
@@ -369,12 +517,7 @@ fn merge_pairs(file: &GgufFile, model: &str) -> Result<Vec<Value>> {
         .collect()
 }
 
-fn byte_level_bpe(
-    file: &GgufFile,
-    vocab: &Vocab,
-    name: &str,
-    pre: pre::PreTokenizer,
-) -> Result<MetadataTokenizer> {
+fn byte_level_bpe(file: &GgufFile, vocab: &Vocab, pre: pre::PreTokenizer) -> Result<Value> {
     let merges = merge_pairs(file, "gpt2")?;
     let ends = Ends::read(
         file,
@@ -387,7 +530,7 @@ fn byte_level_bpe(
         },
     )?;
     let model = bpe_model(vocab, Pieces::ByteLevel, &merges, pre.ignore_merges);
-    let tokenizer = json!({
+    Ok(json!({
         "version": "1.0",
         "truncation": null,
         "padding": null,
@@ -397,17 +540,7 @@ fn byte_level_bpe(
         "post_processor": ends.template(),
         "decoder": pre::byte_level(true),
         "model": model,
-    });
-    Ok(MetadataTokenizer {
-        tokens: vocab.tokens.len(),
-        json: tokenizer.to_string(),
-        summary: format!(
-            "byte-level BPE (tokenizer.ggml.model gpt2, pre-tokenizer {name}), {} tokens, {} \
-             merges",
-            vocab.tokens.len(),
-            merges.len()
-        ),
-    })
+    }))
 }
 
 /// The decoder of a `SentencePiece`-style vocabulary: `▁` back to spaces, bytes fused.
@@ -423,7 +556,7 @@ fn sentencepiece_decoder(prefix: bool) -> Value {
     json!({"type": "Sequence", "decoders": decoders})
 }
 
-fn sentencepiece(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
+fn sentencepiece(file: &GgufFile, vocab: &Vocab) -> Result<Value> {
     let scores: Vec<f32> = match file.get("tokenizer.ggml.scores") {
         Some(MetadataValue::Array(items)) => items
             .iter()
@@ -469,7 +602,7 @@ fn sentencepiece(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
         &merges,
         false,
     );
-    let tokenizer = json!({
+    Ok(json!({
         "version": "1.0",
         "truncation": null,
         "padding": null,
@@ -479,24 +612,13 @@ fn sentencepiece(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
         "post_processor": ends.template(),
         "decoder": sentencepiece_decoder(prefix),
         "model": model,
-    });
-    Ok(MetadataTokenizer {
-        tokens: vocab.tokens.len(),
-        json: tokenizer.to_string(),
-        summary: format!(
-            "SentencePiece BPE (tokenizer.ggml.model llama), {} tokens, {} merges derived from \
-             the scores{}",
-            vocab.tokens.len(),
-            merges.len(),
-            if prefix { "" } else { ", no space prefix" }
-        ),
-    })
+    }))
 }
 
 /// Gemma 4: `SentencePiece`-style BPE with the file's own merges over raw UTF-8, spaces as
 /// `▁`, no space in front, each line (and each run of line breaks) merged as one word, and
 /// the beginning-of-sequence token always added (llama.cpp overrides the file for Gemma 4).
-fn gemma4(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
+fn gemma4(file: &GgufFile, vocab: &Vocab) -> Result<Value> {
     let merges = merge_pairs(file, "gemma4")?;
     let unk = vocab
         .special(file, "tokenizer.ggml.unknown_token_id")?
@@ -519,7 +641,7 @@ fn gemma4(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
         ..ends
     };
     let model = bpe_model(vocab, Pieces::SentencePiece { unk }, &merges, false);
-    let tokenizer = json!({
+    Ok(json!({
         "version": "1.0",
         "truncation": null,
         "padding": null,
@@ -529,16 +651,7 @@ fn gemma4(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
         "post_processor": ends.template(),
         "decoder": sentencepiece_decoder(false),
         "model": model,
-    });
-    Ok(MetadataTokenizer {
-        tokens: vocab.tokens.len(),
-        json: tokenizer.to_string(),
-        summary: format!(
-            "SentencePiece-style BPE (tokenizer.ggml.model gemma4), {} tokens, {} merges",
-            vocab.tokens.len(),
-            merges.len()
-        ),
-    })
+    }))
 }
 
 /// The merges a `SentencePiece` vocabulary implies, ranked as Hugging Face's

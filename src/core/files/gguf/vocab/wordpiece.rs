@@ -8,15 +8,15 @@
 //! whitespace and punctuation, and the longest pieces first.
 
 use anyhow::{Result, anyhow};
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::{CONTROL, EndDefaults, Ends, GgufFile, MetadataTokenizer, Vocab, flag, vocab_json};
+use super::{CONTROL, EndDefaults, Ends, GgufFile, Vocab, flag, vocab_json};
 
 /// What llama.cpp's converter puts before a word-start piece.
 const WORD_START: char = '▁';
 
 /// A piece as `vocab.txt` spells it.
-fn spelt_back(token: &str, kind: i64) -> String {
+pub(super) fn spelt_back(token: &str, kind: i64) -> String {
     if kind == CONTROL {
         return token.to_owned();
     }
@@ -26,7 +26,7 @@ fn spelt_back(token: &str, kind: i64) -> String {
     }
 }
 
-pub(super) fn build(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer> {
+pub(super) fn build(file: &GgufFile, vocab: &Vocab) -> Result<Value> {
     let spelling: Vec<String> = vocab
         .tokens
         .iter()
@@ -87,7 +87,7 @@ pub(super) fn build(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer>
             named(sep): {"id": named(sep), "ids": [sep], "tokens": [named(sep)]},
         },
     });
-    let tokenizer = json!({
+    Ok(json!({
         "version": "1.0",
         "truncation": null,
         "padding": null,
@@ -109,19 +109,5 @@ pub(super) fn build(file: &GgufFile, vocab: &Vocab) -> Result<MetadataTokenizer>
             "max_input_chars_per_word": 100,
             "vocab": vocab_json(&spelling),
         },
-    });
-    Ok(MetadataTokenizer {
-        tokens: spelling.len(),
-        json: tokenizer.to_string(),
-        summary: format!(
-            "WordPiece (tokenizer.ggml.model bert), {} tokens{}{}",
-            spelling.len(),
-            if lowercase { ", lower-cased" } else { "" },
-            if strip_accents {
-                ", accents stripped"
-            } else {
-                ""
-            },
-        ),
-    })
+    }))
 }

@@ -1,0 +1,132 @@
+//! The part of a model tokenizer that reads text: the `tokenizers` crate's tokenizer, built
+//! when text is first read (or on a worker, for the explorer), never for ids alone.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use anyhow::{Result, anyhow};
+use tokenizers::Tokenizer;
+use tokenizers::models::ModelWrapper;
+
+/// A built `tokenizers` tokenizer, with what reading text needs beside it.
+pub struct Encoder {
+    pub(super) tokenizer: Tokenizer,
+    /// The content of each special added token (`[CLS]`, `<s>`), by id.
+    pub(super) special_tokens: HashMap<u32, String>,
+    /// The id every word the model's vocabulary lacks reads (`[UNK]`), if it names one.
+    pub(super) unknown_id: Option<u32>,
+}
+
+impl Encoder {
+    /// Reads the JSON of a `tokenizer.json` (already checked by [`super::names::JsonVocab`]).
+    ///
+    /// # Errors
+    /// When the `tokenizers` crate cannot read it.
+    pub fn from_json(json: &[u8]) -> Result<Self> {
+        Self::new(Tokenizer::from_bytes(json).map_err(|error| anyhow!("{error}"))?)
+    }
+
+    /// A tokenizer built in code, with padding and truncation switched off, so the tokens are
+    /// exactly what was typed.
+    ///
+    /// # Errors
+    /// When truncation cannot be switched off (it always can).
+    pub fn new(mut tokenizer: Tokenizer) -> Result<Self> {
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(None)
+            .map_err(|error| anyhow!("{error}"))?;
+        let unknown_id = unknown_token(&tokenizer).and_then(|token| tokenizer.token_to_id(&token));
+        let special_tokens = tokenizer
+            .get_added_tokens_decoder()
+            .into_iter()
+            .filter(|(_, token)| token.special)
+            .map(|(id, token)| (id, token.content))
+            .collect();
+        Ok(Self {
+            tokenizer,
+            special_tokens,
+            unknown_id,
+        })
+    }
+}
+
+/// The token the model reads for words its vocabulary lacks, where the model names one
+/// (a unigram model's is private to the tokenizers crate: `None`).
+fn unknown_token(tokenizer: &Tokenizer) -> Option<String> {
+    match tokenizer.get_model() {
+        ModelWrapper::WordPiece(model) => Some(model.unk_token.clone()),
+        ModelWrapper::WordLevel(model) => Some(model.unk_token.clone()),
+        ModelWrapper::BPE(model) => model.unk_token.clone(),
+        ModelWrapper::Unigram(_) => None,
+    }
+}
+
+/// How an [`Encoder`] is made, once.
+type Build = Box<dyn FnOnce() -> Result<Encoder> + Send>;
+
+/// An [`Encoder`] built on first use: by the first reader of text, or by a worker started
+/// ahead of it; a second reader waits for the first build rather than starting another.
+pub struct LazyEncoder {
+    build: Mutex<Option<Build>>,
+    built: OnceLock<Result<Encoder, String>>,
+}
+
+/// Where an encoder's build is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readiness<'a> {
+    /// Built: text can be read now.
+    Ready,
+    /// Not built yet (or being built).
+    Pending,
+    /// The build failed: why.
+    Failed(&'a str),
+}
+
+impl LazyEncoder {
+    /// An encoder already built.
+    pub fn ready(encoder: Encoder) -> Self {
+        Self {
+            build: Mutex::new(None),
+            built: OnceLock::from(Ok(encoder)),
+        }
+    }
+
+    /// An encoder `build` makes when it is first needed.
+    pub fn deferred(build: impl FnOnce() -> Result<Encoder> + Send + 'static) -> Self {
+        Self {
+            build: Mutex::new(Some(Box::new(build))),
+            built: OnceLock::new(),
+        }
+    }
+
+    /// The encoder, built now if it has not been; waits while another thread builds it.
+    ///
+    /// # Errors
+    /// When the build failed: the reason, as a sentence.
+    pub fn get(&self) -> Result<&Encoder, &str> {
+        self.built
+            .get_or_init(|| {
+                let build = self
+                    .build
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                match build {
+                    Some(build) => build().map_err(|error| format!("{error:#}")),
+                    None => Err("its build stopped before it finished".to_owned()),
+                }
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// Where the build is, without waiting for it.
+    pub fn readiness(&self) -> Readiness<'_> {
+        match self.built.get() {
+            Some(Ok(_)) => Readiness::Ready,
+            Some(Err(why)) => Readiness::Failed(why),
+            None => Readiness::Pending,
+        }
+    }
+}

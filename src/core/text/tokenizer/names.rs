@@ -1,0 +1,359 @@
+//! The display text of a model tokenizer's ids, known before the tokenizer is built: what
+//! `--ids`, `inspect` and the explorer's first frame read, with the whole vocabulary cached
+//! only when a search or a lookup by text needs it.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use anyhow::{Result, anyhow, bail};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Map, Value};
+use unicode_width::UnicodeWidthStr;
+
+use super::MAX_SPECIAL_TOKEN_BYTES;
+use super::display::{DisplayVocab, byte_level_bytes, visible, visible_bytes};
+
+/// The most ids a `tokenizer.json` may hand out: real vocabularies stop near a million, and
+/// every id up to the highest costs two cached strings, used or not (a 70-byte file naming id
+/// 49,999,999 took over 2 GB when this was 50 million).
+pub const MAX_IDS: usize = 4_000_000;
+
+/// Widths of token texts are counted up to this many columns: no pane gives a token more.
+pub const WIDEST_COUNTED: usize = 32;
+
+/// The display text of one id, from wherever the vocabulary lives (a GGUF file's metadata, a
+/// parsed `tokenizer.json`); `None` for an id no token uses.
+pub type NameOf = Arc<dyn Fn(usize) -> Option<String> + Send + Sync>;
+
+/// Every id's display text: one at a time from its source, or all of them cached once for
+/// search and lookups by text.
+pub struct Names {
+    len: usize,
+    name_of: NameOf,
+    byte_level: bool,
+    cache: OnceLock<DisplayVocab>,
+    widest: OnceLock<usize>,
+}
+
+impl fmt::Debug for Names {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Names")
+            .field("len", &self.len)
+            .field("byte_level", &self.byte_level)
+            .field("cached", &self.cache.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Names {
+    /// `len` ids (the highest plus one), each named by `name_of`; `byte_level` when the
+    /// vocabulary is GPT-2-style byte-level BPE (`Ġfox`).
+    pub fn new(len: usize, byte_level: bool, name_of: NameOf) -> Self {
+        Self {
+            len,
+            name_of,
+            byte_level,
+            cache: OnceLock::new(),
+            widest: OnceLock::new(),
+        }
+    }
+
+    /// Names already worked out, in id order (empty for an id no token uses).
+    #[must_use]
+    pub fn from_texts(texts: Vec<String>, byte_level: bool) -> Self {
+        let texts = Arc::new(texts);
+        let shared = Arc::clone(&texts);
+        let names = Self::new(
+            texts.len(),
+            byte_level,
+            Arc::new(move |id| shared.get(id).filter(|text| !text.is_empty()).cloned()),
+        );
+        let _ = names.cache.set(DisplayVocab::new(texts.to_vec()));
+        names
+    }
+
+    /// How many ids there are: the highest plus one.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no id has a name.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the vocabulary is GPT-2-style byte-level BPE.
+    pub fn is_byte_level(&self) -> bool {
+        self.byte_level
+    }
+
+    /// The display text of an id, if a token uses it; never caches the whole vocabulary.
+    pub fn text(&self, id: usize) -> Option<String> {
+        match self.cache.get() {
+            Some(cached) => cached.text(id).map(str::to_owned),
+            None if id < self.len => (self.name_of)(id).filter(|text| !text.is_empty()),
+            None => None,
+        }
+    }
+
+    /// Every display text, cached on first use.
+    pub fn all(&self) -> &DisplayVocab {
+        self.cache.get_or_init(|| {
+            DisplayVocab::new(
+                (0..self.len)
+                    .map(|id| (self.name_of)(id).unwrap_or_default())
+                    .collect(),
+            )
+        })
+    }
+
+    /// The widest display text in columns, counted up to [`WIDEST_COUNTED`]: the ids are read
+    /// one by one until one is that wide, which in a real vocabulary comes early.
+    pub fn widest(&self) -> usize {
+        *self.widest.get_or_init(|| {
+            if let Some(cached) = self.cache.get() {
+                return cached.widest().min(WIDEST_COUNTED);
+            }
+            let mut widest = 0;
+            for id in 0..self.len {
+                let width = (self.name_of)(id).map_or(0, |text| text.width());
+                widest = widest.max(width.min(WIDEST_COUNTED));
+                if widest == WIDEST_COUNTED {
+                    break;
+                }
+            }
+            widest
+        })
+    }
+}
+
+/// The display text of a model vocabulary's token: byte-level tokens (`Ġfox`) as the text
+/// their bytes spell (`␣fox`), others with spaces and line breaks made visible.
+#[must_use]
+pub fn model_token_text(token: &str, byte_level: bool) -> String {
+    match byte_level_bytes(token) {
+        Some(bytes) if byte_level => visible_bytes(&bytes),
+        _ => visible(token),
+    }
+}
+
+/// What of a `tokenizer.json` names its ids, read without building the tokenizer: every id's
+/// display text, and the special tokens its post-processor adds.
+pub struct JsonVocab {
+    /// The display text of each id (empty for an id no token uses).
+    pub texts: Vec<String>,
+    /// Whether the vocabulary is byte-level BPE.
+    pub byte_level: bool,
+}
+
+#[derive(Deserialize)]
+struct TokenizerFile {
+    #[serde(default)]
+    added_tokens: Vec<AddedEntry>,
+    #[serde(default)]
+    model: Option<ModelEntry>,
+    #[serde(default)]
+    decoder: Option<Value>,
+    #[serde(default)]
+    pre_tokenizer: Option<Value>,
+    #[serde(default)]
+    post_processor: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct AddedEntry {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ModelEntry {
+    #[serde(default)]
+    vocab: Option<VocabEntry>,
+    #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "read only to be skipped: the merges are the encoder's"
+    )]
+    merges: Option<IgnoredAny>,
+}
+
+/// A model's `vocab`: token to id (BPE, `WordPiece`, word level), or pieces with scores in id
+/// order (unigram).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum VocabEntry {
+    Map(HashMap<String, u64>),
+    Pieces(Vec<(String, IgnoredAny)>),
+}
+
+impl JsonVocab {
+    /// Reads the names of a `tokenizer.json`'s ids: its model's vocabulary, its added tokens
+    /// and the ids its post-processor adds, as the tokenizer built from it would show them.
+    ///
+    /// # Errors
+    /// When the text is not JSON, an added token is longer than [`MAX_SPECIAL_TOKEN_BYTES`],
+    /// the post-processor adds a special token it does not define, or the highest id is past
+    /// [`MAX_IDS`].
+    pub fn read(json: &[u8]) -> Result<Self> {
+        let file: TokenizerFile = serde_json::from_slice(json).map_err(|error| match error {
+            error if error.is_data() => anyhow!("{error}"),
+            error => anyhow!("not valid JSON: {error}"),
+        })?;
+        // serde reads a struct from an array too; a tokenizer.json is an object.
+        if !json.trim_ascii_start().starts_with(b"{") {
+            bail!("a tokenizer.json is a JSON object");
+        }
+        check_added_token_lengths(&file.added_tokens)?;
+        let byte_level = [&file.decoder, &file.pre_tokenizer]
+            .into_iter()
+            .flatten()
+            .any(names_byte_level);
+        let (processor_ids, undefined) = file
+            .post_processor
+            .as_ref()
+            .map(post_processor_tokens)
+            .unwrap_or_default();
+        if let Some(id) = undefined {
+            bail!(
+                "its post-processor's template adds the special token {id}, which its \
+                 special_tokens do not define"
+            );
+        }
+        let vocab: Vec<(usize, String)> = match file.model.and_then(|model| model.vocab) {
+            Some(VocabEntry::Map(map)) => map
+                .into_iter()
+                .filter_map(|(token, id)| Some((usize::try_from(id).ok()?, token)))
+                .collect(),
+            Some(VocabEntry::Pieces(pieces)) => pieces
+                .into_iter()
+                .enumerate()
+                .map(|(id, (piece, _))| (id, piece))
+                .collect(),
+            None => Vec::new(),
+        };
+        let added: Vec<(usize, &str)> = file
+            .added_tokens
+            .iter()
+            .filter_map(|token| {
+                let id = token.id.as_ref()?.as_u64()?;
+                Some((usize::try_from(id).ok()?, token.content.as_deref()?))
+            })
+            .collect();
+        let highest = vocab
+            .iter()
+            .map(|(id, _)| *id)
+            .chain(added.iter().map(|(id, _)| *id))
+            .chain(processor_ids.iter().map(|&id| id as usize))
+            .max()
+            .map_or(0, |id| id.saturating_add(1));
+        if highest > MAX_IDS {
+            bail!(
+                "its highest id is {}, too many to be a vocabulary",
+                highest - 1
+            );
+        }
+        let mut texts = vec![String::new(); highest];
+        for (id, token) in &vocab {
+            texts[*id] = model_token_text(token, byte_level);
+        }
+        for (id, content) in added {
+            texts[id] = visible(content);
+        }
+        Ok(Self { texts, byte_level })
+    }
+}
+
+/// Refuses an added token longer than [`MAX_SPECIAL_TOKEN_BYTES`], naming its id and length:
+/// the `tokenizers` crate's matcher of added tokens takes time that grows with the square of
+/// their length (a 30,000-character token took 82 s to open).
+fn check_added_token_lengths(added: &[AddedEntry]) -> Result<()> {
+    for token in added {
+        let length = token.content.as_deref().map_or(0, str::len);
+        if length > MAX_SPECIAL_TOKEN_BYTES {
+            let id = token
+                .id
+                .as_ref()
+                .map_or_else(|| "without an id".to_owned(), ToString::to_string);
+            bail!(
+                "its added token {id} is {length} bytes long; embedlens reads added tokens of at \
+                 most {MAX_SPECIAL_TOKEN_BYTES} bytes (real ones are tens of bytes)"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether a decoder or pre-tokenizer, or one in its sequence, is `ByteLevel`.
+fn names_byte_level(part: &Value) -> bool {
+    match part.get("type").and_then(Value::as_str) {
+        Some("ByteLevel") => true,
+        Some("Sequence") => ["decoders", "pretokenizers"]
+            .into_iter()
+            .filter_map(|key| part.get(key).and_then(Value::as_array))
+            .flatten()
+            .any(names_byte_level),
+        _ => false,
+    }
+}
+
+/// The special tokens a post-processor adds (`[CLS]`, `<s>`), read from its JSON, nested
+/// `Sequence`s included: their ids, which need not be in the model's vocabulary, and the first
+/// token a template names but does not define.
+///
+/// tokenizers 0.22 checks templates built in code, not templates read from a file, and then
+/// panics (`no entry found for key`) on the first encode that adds special tokens.
+pub fn post_processor_tokens(processor: &Value) -> (Vec<u32>, Option<String>) {
+    let mut ids = Vec::new();
+    let mut undefined = None;
+    for_each_object(
+        processor,
+        &mut |fields| match fields.get("type").and_then(Value::as_str) {
+            Some("TemplateProcessing") => {
+                let defined = fields.get("special_tokens").and_then(Value::as_object);
+                for token in defined.into_iter().flat_map(Map::values) {
+                    let token_ids = token.get("ids").and_then(Value::as_array);
+                    ids.extend(token_ids.into_iter().flatten().filter_map(as_id));
+                }
+                let named = ["single", "pair"]
+                    .into_iter()
+                    .filter_map(|template| fields.get(template).and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(|piece| piece.pointer("/SpecialToken/id").and_then(Value::as_str));
+                for name in named {
+                    if undefined.is_none() && !defined.is_some_and(|d| d.contains_key(name)) {
+                        undefined = Some(name.to_owned());
+                    }
+                }
+            }
+            Some("BertProcessing" | "RobertaProcessing") => {
+                let pairs = ["sep", "cls"].into_iter().filter_map(|key| fields.get(key));
+                ids.extend(pairs.filter_map(|pair| pair.get(1)).filter_map(as_id));
+            }
+            _ => {}
+        },
+    );
+    (ids, undefined)
+}
+
+fn as_id(value: &Value) -> Option<u32> {
+    value.as_u64().and_then(|id| u32::try_from(id).ok())
+}
+
+/// Calls `visit` on every JSON object in `value`, itself included.
+fn for_each_object(value: &Value, visit: &mut impl FnMut(&Map<String, Value>)) {
+    match value {
+        Value::Array(items) => items.iter().for_each(|item| for_each_object(item, visit)),
+        Value::Object(fields) => {
+            visit(fields);
+            fields
+                .values()
+                .for_each(|field| for_each_object(field, visit));
+        }
+        _ => {}
+    }
+}
