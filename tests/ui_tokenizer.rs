@@ -46,6 +46,7 @@ fn explorer(model: EmbeddingModel) -> App {
         sentence: "fox bites the fox".to_owned(),
         theme: Theme::new(false),
         model: Some(model),
+        background_tokenizer_from: 0,
         ..Options::default()
     })
 }

@@ -123,6 +123,9 @@ pub struct Options {
     /// Runs of the model's own layer 0 with at least this many multiply-adds run on a worker
     /// thread.
     pub background_layer0_from: usize,
+    /// A model tokenizer of at least this many ids is built on a worker thread, so the first
+    /// frame does not wait for it; a smaller one is built at once.
+    pub background_tokenizer_from: usize,
     /// Where `e` writes the screen.
     pub export_dir: PathBuf,
 }
@@ -143,6 +146,7 @@ impl Default for Options {
             lesson: false,
             background_scan_from: scan::BACKGROUND_SCAN_FROM,
             background_layer0_from: layer0::BACKGROUND_LAYER0_FROM,
+            background_tokenizer_from: sources::BACKGROUND_TOKENIZER_FROM,
             export_dir: PathBuf::from("."),
         }
     }
@@ -192,6 +196,7 @@ impl App {
                 options.vocab,
                 options.seed,
                 options.gpt2_dims,
+                options.background_tokenizer_from,
             ),
             nav: Navigation::new(),
             settings: Settings {

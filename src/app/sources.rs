@@ -6,7 +6,12 @@ use std::sync::Arc;
 use crate::core::analysis::layer0::{Layer0, Unavailable};
 use crate::core::tables::source::ModelSource;
 use crate::core::tables::weights::EmbeddingModel;
+use crate::core::text::tokenizer::TextTokenizer;
 use crate::core::text::vocabulary::VocabKind;
+
+/// A model tokenizer of at least this many ids is built on a worker: a 150,000-token one takes
+/// a noticeable moment, a tiny one nothing.
+pub const BACKGROUND_TOKENIZER_FROM: usize = 20_000;
 
 /// A model the explorer can switch to.
 enum Source {
@@ -40,7 +45,9 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// A loaded model first (if any), then the built-in vocabularies starting from `first`.
+    /// A loaded model first (if any), then the built-in vocabularies starting from `first`; a
+    /// loaded model's tokenizer of at least `background_tokenizer_from` ids is built on a
+    /// worker.
     #[must_use]
     pub fn new(
         loaded: Option<EmbeddingModel>,
@@ -48,11 +55,18 @@ impl Sources {
         first: VocabKind,
         seed: u64,
         gpt2_dims: usize,
+        background_tokenizer_from: usize,
     ) -> Self {
         let mut list: Vec<Source> = Vec::new();
         if let Some(model) = loaded {
-            // The first frame does not wait for the tokenizer: it is built on a worker.
-            model.prepare_tokenizer_in_background();
+            // The first frame does not wait for a large tokenizer: it is built on a worker.
+            let ids = model.tokenizer().map_or(0, TextTokenizer::vocab_size);
+            if ids >= background_tokenizer_from {
+                model.prepare_tokenizer_in_background();
+            } else {
+                // A failure is kept with the tokenizer, and said above the tokens.
+                let _ = model.reads_text();
+            }
             list.push(Source::Loaded(Arc::new(model)));
         }
         let start = VocabKind::ALL
