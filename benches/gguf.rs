@@ -1,6 +1,9 @@
-//! Benchmarks of GGUF models' tokenizers: rebuilding one from metadata (49,152, 151,936 and
-//! 262,144 tokens, as `SmolLM2`, Qwen 2.5 and Gemma have), and opening a GGUF model beside the
-//! same table in safetensors.
+//! Benchmarks of model tokenizers and of opening a GGUF model: building a tokenizer (49,152,
+//! 151,936 and 262,144 tokens, as `SmolLM2`, Qwen 2.5 and Gemma have) from GGUF metadata
+//! (byte-level BPE and `SentencePiece`) and from a `tokenizer.json`, beside the way it was
+//! built before (the metadata written as a `tokenizer.json` and read back); and opening a GGUF
+//! model with a 151,936-token vocabulary and drawing the explorer's first frame, beside the
+//! same table as a lone safetensors file.
 //!
 //! The vocabularies are made up here: 256 byte tokens, then tokens each joining two earlier
 //! ones, with the merge that made each, so the metadata has the shape llama.cpp writes.
@@ -8,11 +11,17 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use embedlens::core::files::gguf::{GgufFile, GgufWriter, MetadataValue, metadata_tokenizer};
+use embedlens::app::{App, Options};
+use embedlens::core::files::gguf::{
+    GgufFile, GgufWriter, MetadataValue, metadata_encoder, metadata_tokenizer,
+};
 use embedlens::core::files::{FileSource, OpenOptions, open};
+use embedlens::core::text::tokenizer::HuggingFaceTokenizer;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 
 /// The widths of the made-up tables (rows are tokens).
 const DIMS: usize = 16;
@@ -52,39 +61,79 @@ fn vocabulary(size: usize) -> (Vec<String>, Vec<String>) {
     (tokens, merges)
 }
 
-fn gguf_bytes(size: usize, with_table: bool) -> Vec<u8> {
+/// The GGUF bytes of a made-up vocabulary of `size` tokens: byte-level BPE with its merges
+/// (`gpt2`), or `SentencePiece` with a score a token (`llama`); with a `size × 16` token table
+/// when `with_table`.
+fn gguf_bytes(size: usize, model: &str, with_table: bool) -> Vec<u8> {
     let (tokens, merges) = vocabulary(size);
     let types = vec![MetadataValue::I32(1); tokens.len()];
     let mut writer = GgufWriter::new()
         .text("general.architecture", "qwen2")
-        .text("tokenizer.ggml.model", "gpt2")
-        .text("tokenizer.ggml.pre", "qwen2")
+        .text("tokenizer.ggml.model", model)
         .texts("tokenizer.ggml.tokens", &tokens)
-        .metadata("tokenizer.ggml.token_type", MetadataValue::Array(types))
-        .texts("tokenizer.ggml.merges", &merges);
+        .metadata("tokenizer.ggml.token_type", MetadataValue::Array(types));
+    writer = if model == "llama" {
+        #[expect(clippy::cast_precision_loss, reason = "scores only rank the tokens")]
+        let scores = (0..size)
+            .map(|id| MetadataValue::F32(-(id as f32)))
+            .collect();
+        writer.metadata("tokenizer.ggml.scores", MetadataValue::Array(scores))
+    } else {
+        writer
+            .text("tokenizer.ggml.pre", "qwen2")
+            .texts("tokenizer.ggml.merges", &merges)
+    };
     if with_table {
-        let values = vec![0.5f32; size * DIMS];
-        let (rows, cols) = (u64::try_from(size), u64::try_from(DIMS));
-        let (rows, cols) = (rows.expect("rows"), cols.expect("width"));
-        writer = writer.f32_table("token_embd.weight", rows, cols, &values);
+        writer = writer.f32_table("token_embd.weight", rows(size), rows(DIMS), &table(size));
     }
     writer.to_bytes()
 }
 
+fn rows(n: usize) -> u64 {
+    u64::try_from(n).expect("a size")
+}
+
+/// The made-up table's values: not all equal, so the explorer's scales mean something.
+fn table(size: usize) -> Vec<f32> {
+    (0..size * DIMS)
+        .map(|i| f32::from(u16::try_from(i % 97).expect("small")) / 97.0 - 0.5)
+        .collect()
+}
+
+fn gguf_file(size: usize, model: &str) -> GgufFile {
+    GgufFile::from_bytes(
+        Arc::new(gguf_bytes(size, model, false)),
+        Path::new("v.gguf"),
+    )
+    .expect("a GGUF file")
+}
+
 fn tokenizer_build(c: &mut Criterion) {
-    let mut group = c.benchmark_group("gguf tokenizer build");
+    let mut group = c.benchmark_group("tokenizer build");
     group
         .sample_size(10)
-        .measurement_time(Duration::from_secs(10));
+        .measurement_time(Duration::from_secs(8));
     for size in [49_152, 151_936, 262_144] {
-        let file = GgufFile::from_bytes(Arc::new(gguf_bytes(size, false)), Path::new("v.gguf"))
-            .expect("a GGUF file");
-        group.bench_function(format!("{size} tokens: metadata to tokenizer.json"), |b| {
-            b.iter(|| black_box(metadata_tokenizer(&file).expect("rebuilt")));
+        let file = gguf_file(size, "gpt2");
+        group.bench_function(format!("{size} tokens: GGUF byte-level BPE"), |b| {
+            b.iter(|| black_box(metadata_encoder(&file).expect("built")));
         });
-        let built = metadata_tokenizer(&file).expect("rebuilt");
-        group.bench_function(format!("{size} tokens: tokenizer.json to tokenizer"), |b| {
-            b.iter(|| black_box(built.build("bench").expect("built")));
+        // Before: the metadata written as a tokenizer.json and read back by the crate.
+        group.bench_function(format!("{size} tokens: GGUF through tokenizer.json"), |b| {
+            b.iter(|| {
+                let built = metadata_tokenizer(&file).expect("rebuilt");
+                black_box(built.build("bench").expect("built"))
+            });
+        });
+        let json = metadata_tokenizer(&file).expect("rebuilt").json;
+        group.bench_function(format!("{size} tokens: tokenizer.json"), |b| {
+            b.iter(|| {
+                black_box(HuggingFaceTokenizer::from_json(json.as_bytes(), "bench").expect("read"))
+            });
+        });
+        let file = gguf_file(size, "llama");
+        group.bench_function(format!("{size} tokens: GGUF SentencePiece"), |b| {
+            b.iter(|| black_box(metadata_encoder(&file).expect("built")));
         });
     }
     group.finish();
@@ -96,24 +145,56 @@ fn bench_dir() -> PathBuf {
     dir
 }
 
-fn gguf_open(c: &mut Criterion) {
-    let mut group = c.benchmark_group("gguf open");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(10));
-    let size = 151_936;
-    let path = bench_dir().join(format!("vocab-{size}.gguf"));
-    if !path.exists() {
-        std::fs::write(&path, gguf_bytes(size, true)).expect("write the GGUF file");
-    }
-    group.bench_function(format!("{size} tokens, GGUF with its tokenizer"), |b| {
-        b.iter(|| {
-            let opened = open(&FileSource::path(path.clone()), &OpenOptions::default());
-            black_box(opened.expect("opened"))
-        });
+/// Opens a model and draws the explorer's first 120 × 40 frame; then, outside the time
+/// returned, waits for a tokenizer its worker is building, so no build runs into the next.
+fn open_and_draw(path: &Path) -> Duration {
+    let started = Instant::now();
+    let opened = open(&FileSource::path(path), &OpenOptions::default()).expect("it opens");
+    let app = App::new(Options {
+        model: Some(opened.model),
+        layer0: Some(opened.layer0),
+        ..Options::default()
     });
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test backend");
+    terminal
+        .draw(|frame| frame.render_widget(&app, frame.area()))
+        .expect("draw");
+    let took = started.elapsed();
+    while app.model().text_pending() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    took
+}
+
+fn open_first_frame(c: &mut Criterion) {
+    let mut group = c.benchmark_group("open and first frame");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(8));
+    let size = 151_936;
+    let gguf = bench_dir().join(format!("vocab-{size}.gguf"));
+    if !gguf.exists() {
+        std::fs::write(&gguf, gguf_bytes(size, "gpt2", true)).expect("write the GGUF file");
+    }
+    let safetensors = bench_dir().join(format!("table-{size}x{DIMS}.safetensors"));
+    if !safetensors.exists() {
+        let bytes: Vec<u8> = table(size).iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view =
+            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![size, DIMS], &bytes)
+                .expect("a tensor");
+        safetensors::serialize_to_file([("model.embed_tokens.weight", view)], None, &safetensors)
+            .expect("write the safetensors file");
+    }
+    for (name, path) in [
+        ("GGUF, its tokenizer in the metadata", &gguf),
+        ("the same table in safetensors, no tokenizer", &safetensors),
+    ] {
+        group.bench_function(format!("{size} rows: {name}"), |b| {
+            b.iter_custom(|iterations| (0..iterations).map(|_| open_and_draw(path)).sum());
+        });
+    }
     group.finish();
 }
 
-criterion_group!(benches, tokenizer_build, gguf_open);
+criterion_group!(benches, tokenizer_build, open_first_frame);
 criterion_main!(benches);

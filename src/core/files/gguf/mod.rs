@@ -21,7 +21,8 @@ pub use file::{GgufFile, GgufTensor, MAX_ARRAY_VALUES, is_gguf};
 pub use ggml_type::GgmlType;
 pub use value::MetadataValue;
 pub use vocab::{
-    MetadataTokenizer, TokenizerPlan, lazy_tokenizer, metadata_tokenizer, tokenizer_plan,
+    MetadataTokenizer, TokenizerPlan, lazy_tokenizer, metadata_encoder, metadata_tokenizer,
+    tokenizer_plan,
 };
 pub use writer::GgufWriter;
 

@@ -20,10 +20,10 @@
 //! unknown tokens become special added tokens, user-defined ones plain added tokens, so that
 //! they are matched whole in the text.
 
+mod bpe;
 mod pre;
 mod wordpiece;
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use anyhow::{Result, anyhow, bail};
@@ -194,10 +194,30 @@ pub fn lazy_tokenizer(file: &Arc<GgufFile>, plan: &TokenizerPlan, name: &str) ->
     let names = Names::new(plan.tokens, kind == Kind::ByteLevel, Arc::new(name_of));
     let built = Arc::clone(file);
     TextTokenizer::HuggingFace(HuggingFaceTokenizer::from_parts(name, names, move || {
-        metadata_tokenizer(&built)
-            .and_then(|rebuilt| Encoder::from_json(rebuilt.json.as_bytes()))
+        metadata_encoder(&built)
             .map_err(|error| anyhow!("the file's tokenizer could not be rebuilt: {error:#}"))
     }))
+}
+
+/// The reader of text a GGUF file's metadata describes: a BPE tokenizer built straight from
+/// the metadata arrays, a `WordPiece` one through its `tokenizer.json`.
+///
+/// # Errors
+/// As [`metadata_tokenizer`], and when the `tokenizers` crate refuses a part.
+pub fn metadata_encoder(file: &GgufFile) -> Result<Encoder> {
+    let plan = tokenizer_plan(file)?;
+    let vocab = Vocab::read(file, plan.kind == Kind::SentencePiece)?;
+    match plan.kind {
+        Kind::ByteLevel => {
+            let (_, pre) = byte_level_pre(file)?;
+            bpe::byte_level(file, &vocab, pre)?.encoder(&vocab)
+        }
+        Kind::SentencePiece => bpe::sentencepiece(file, &vocab)?.encoder(&vocab),
+        Kind::Gemma4 => bpe::gemma4(file, &vocab)?.encoder(&vocab),
+        Kind::WordPiece => {
+            Encoder::from_json(wordpiece::build(file, &vocab)?.to_string().as_bytes())
+        }
+    }
 }
 
 /// A token of the metadata as the tokenizer rebuilt from it shows it.
@@ -221,10 +241,10 @@ pub fn metadata_tokenizer(file: &GgufFile) -> Result<MetadataTokenizer> {
     let json = match plan.kind {
         Kind::ByteLevel => {
             let (_, pre) = byte_level_pre(file)?;
-            byte_level_bpe(file, &vocab, pre)?
+            bpe::byte_level(file, &vocab, pre)?.json(&vocab)
         }
-        Kind::SentencePiece => sentencepiece(file, &vocab)?,
-        Kind::Gemma4 => gemma4(file, &vocab)?,
+        Kind::SentencePiece => bpe::sentencepiece(file, &vocab)?.json(&vocab),
+        Kind::Gemma4 => bpe::gemma4(file, &vocab)?.json(&vocab),
         Kind::WordPiece => wordpiece::build(file, &vocab)?,
     };
     Ok(MetadataTokenizer {
@@ -319,6 +339,16 @@ impl<'a> Vocab<'a> {
     /// The token of an id named by a metadata key, if the key is there.
     fn special(&self, file: &GgufFile, key: &str) -> Result<Special<'a>> {
         Ok(self.special_id(file, key)?.map(|id| (id, self.tokens[id])))
+    }
+
+    /// Control, unknown and user-defined tokens in id order, and whether each is special (all
+    /// but the user-defined).
+    fn added(&self) -> impl Iterator<Item = (&'a str, bool)> + '_ {
+        self.tokens
+            .iter()
+            .zip(&self.types)
+            .filter(|&(_, &kind)| matches!(kind, UNKNOWN | CONTROL | USER_DEFINED))
+            .map(|(&token, &kind)| (token, kind != USER_DEFINED))
     }
 
     /// Control, unknown and user-defined tokens, as `added_tokens` entries.
@@ -462,228 +492,8 @@ impl<'a> Ends<'a> {
     }
 }
 
-/// What a BPE model's pieces are.
-#[derive(Clone, Copy)]
-enum Pieces<'a> {
-    /// Bytes in GPT-2's printable alphabet.
-    ByteLevel,
-    /// UTF-8 text with `▁` for spaces; bytes only where the vocabulary lacks a character.
-    SentencePiece {
-        /// The token for what cannot be read, if the model has one.
-        unk: Option<&'a str>,
-    },
-}
-
-/// A BPE model over the vocabulary: byte-level, or `SentencePiece`-style with byte fallback
-/// (`<0x41>` tokens) and runs of unknown pieces fused into one.
-fn bpe_model(vocab: &Vocab, pieces: Pieces, merges: &[Value], ignore_merges: bool) -> Value {
-    let (unk, sentencepiece) = match pieces {
-        Pieces::ByteLevel => (None, false),
-        Pieces::SentencePiece { unk } => (unk, true),
-    };
-    json!({
-        "type": "BPE",
-        "dropout": null,
-        "unk_token": unk,
-        "continuing_subword_prefix": null,
-        "end_of_word_suffix": null,
-        "fuse_unk": sentencepiece,
-        "byte_fallback": sentencepiece,
-        "ignore_merges": ignore_merges,
-        "vocab": vocab.vocab_json(),
-        "merges": merges,
-    })
-}
-
-/// The merges of a BPE file, as pairs.
-fn merge_pairs(file: &GgufFile, model: &str) -> Result<Vec<Value>> {
-    let merges = strings(file, "tokenizer.ggml.merges")?.ok_or_else(|| {
-        anyhow!("a {model} tokenizer needs tokenizer.ggml.merges, which the file lacks")
-    })?;
-    merges
-        .iter()
-        .map(|merge| {
-            // llama.cpp splits at the first space after the first byte: a merge's left half may
-            // itself be a space.
-            let first = merge.chars().next().map_or(0, char::len_utf8);
-            let at = merge[first..]
-                .find(' ')
-                .map(|at| at + first)
-                .ok_or_else(|| {
-                    anyhow!("the merge {merge:?} is not two tokens with a space between")
-                })?;
-            Ok(json!([&merge[..at], &merge[at + 1..]]))
-        })
-        .collect()
-}
-
-fn byte_level_bpe(file: &GgufFile, vocab: &Vocab, pre: pre::PreTokenizer) -> Result<Value> {
-    let merges = merge_pairs(file, "gpt2")?;
-    let ends = Ends::read(
-        file,
-        vocab,
-        EndDefaults {
-            bos_id: Some(11),
-            eos_id: Some(11),
-            adds_bos: pre.adds_bos,
-            adds_eos: false,
-        },
-    )?;
-    let model = bpe_model(vocab, Pieces::ByteLevel, &merges, pre.ignore_merges);
-    Ok(json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": vocab.added_tokens(),
-        "normalizer": pre.normalizer(),
-        "pre_tokenizer": pre.json(),
-        "post_processor": ends.template(),
-        "decoder": pre::byte_level(true),
-        "model": model,
-    }))
-}
-
-/// The decoder of a `SentencePiece`-style vocabulary: `▁` back to spaces, bytes fused.
-fn sentencepiece_decoder(prefix: bool) -> Value {
-    let mut decoders = vec![
-        json!({"type": "Replace", "pattern": {"String": "▁"}, "content": " "}),
-        json!({"type": "ByteFallback"}),
-        json!({"type": "Fuse"}),
-    ];
-    if prefix {
-        decoders.push(json!({"type": "Strip", "content": " ", "start": 1, "stop": 0}));
-    }
-    json!({"type": "Sequence", "decoders": decoders})
-}
-
-fn sentencepiece(file: &GgufFile, vocab: &Vocab) -> Result<Value> {
-    let scores: Vec<f32> = match file.get("tokenizer.ggml.scores") {
-        Some(MetadataValue::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                MetadataValue::F32(score) => Some(*score),
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()
-            .filter(|scores| scores.len() == vocab.tokens.len())
-            .ok_or_else(|| anyhow!("tokenizer.ggml.scores is not one f32 per token"))?,
-        _ => bail!(
-            "a llama (SentencePiece) tokenizer needs tokenizer.ggml.scores, which the file lacks"
-        ),
-    };
-    let unk = vocab
-        .special(file, "tokenizer.ggml.unknown_token_id")?
-        .map_or_else(
-            || vocab.tokens.first().copied().unwrap_or("<unk>"),
-            |(_, token)| token,
-        );
-    let prefix = flag(file, "tokenizer.ggml.add_space_prefix", true);
-    let ends = Ends::read(
-        file,
-        vocab,
-        EndDefaults {
-            bos_id: Some(1),
-            eos_id: Some(2),
-            adds_bos: true,
-            adds_eos: false,
-        },
-    )?;
-    let merges = merges_from_scores(vocab, &scores);
-    let replace = json!({"type": "Replace", "pattern": {"String": " "}, "content": "▁"});
-    let normalizer = if prefix {
-        json!({"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}, replace]})
-    } else {
-        replace
-    };
-    let merges: Vec<Value> = merges.iter().map(|(l, r)| json!([l, r])).collect();
-    let model = bpe_model(
-        vocab,
-        Pieces::SentencePiece { unk: Some(unk) },
-        &merges,
-        false,
-    );
-    Ok(json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": vocab.added_tokens(),
-        "normalizer": normalizer,
-        "pre_tokenizer": null,
-        "post_processor": ends.template(),
-        "decoder": sentencepiece_decoder(prefix),
-        "model": model,
-    }))
-}
-
-/// Gemma 4: `SentencePiece`-style BPE with the file's own merges over raw UTF-8, spaces as
-/// `▁`, no space in front, each line (and each run of line breaks) merged as one word, and
-/// the beginning-of-sequence token always added (llama.cpp overrides the file for Gemma 4).
-fn gemma4(file: &GgufFile, vocab: &Vocab) -> Result<Value> {
-    let merges = merge_pairs(file, "gemma4")?;
-    let unk = vocab
-        .special(file, "tokenizer.ggml.unknown_token_id")?
-        .map(|(_, token)| token);
-    let ends = Ends::read(
-        file,
-        vocab,
-        EndDefaults {
-            bos_id: None,
-            eos_id: None,
-            adds_bos: true,
-            adds_eos: false,
-        },
-    )?;
-    let ends = Ends {
-        bos: match ends.bos {
-            Some(bos) => Some(bos),
-            None => vocab.special(file, "tokenizer.ggml.bos_token_id")?,
-        },
-        ..ends
-    };
-    let model = bpe_model(vocab, Pieces::SentencePiece { unk }, &merges, false);
-    Ok(json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": vocab.added_tokens(),
-        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
-        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "[^\n]+|[\n]+"}, "behavior": "Isolated", "invert": false},
-        "post_processor": ends.template(),
-        "decoder": sentencepiece_decoder(false),
-        "model": model,
-    }))
-}
-
-/// The merges a `SentencePiece` vocabulary implies, ranked as Hugging Face's
-/// `SentencePieceExtractor` ranks them: every split of every token into two tokens, the splits
-/// of one token ordered by the ids of their halves; then all of them by the token's score, the
-/// left half's length and the right half's length, highest first, ties kept in id order.
-fn merges_from_scores<'a>(vocab: &Vocab<'a>, scores: &[f32]) -> Vec<(&'a str, &'a str)> {
-    // (left, right, score, left's length, right's length), lengths in characters as Python
-    // counts them; computed once, as a 262,144-token vocabulary has half a million merges.
-    let mut merges: Vec<(&str, &str, f32, usize, usize)> = Vec::new();
-    for (id, token) in vocab.tokens.iter().enumerate() {
-        let start = merges.len();
-        for (chars, (at, _)) in token.char_indices().enumerate().skip(1) {
-            let (left, right) = token.split_at(at);
-            if vocab.ids.contains_key(left) && vocab.ids.contains_key(right) {
-                let right_chars = right.chars().count();
-                merges.push((left, right, scores[id], chars, right_chars));
-            }
-        }
-        merges[start..].sort_by_key(|(left, right, ..)| (vocab.ids[left], vocab.ids[right]));
-    }
-    merges.sort_by(|a, b| {
-        b.2.partial_cmp(&a.2)
-            .unwrap_or(Ordering::Equal)
-            .then_with(|| b.3.cmp(&a.3))
-            .then_with(|| b.4.cmp(&a.4))
-    });
-    merges
-        .into_iter()
-        .map(|(left, right, ..)| (left, right))
-        .collect()
-}
+#[cfg(test)]
+use bpe::merges_from_scores;
 
 #[cfg(test)]
 mod tests;
