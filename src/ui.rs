@@ -172,7 +172,11 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
             Constraint::Fill(1),
             Constraint::Length(1),
         ]));
-        help::render_overlay(app, above_bar, buf, hits);
+        let overlay = help::Overlay {
+            scroll: app.help_scroll(),
+            theme: app.theme(),
+        };
+        help::render_overlay(&overlay, above_bar, buf, hits);
     }
 }
 

@@ -137,14 +137,23 @@ fn entry_spans(entries: &[BarEntry], gap: usize, theme: Theme) -> Vec<Span<'stat
         .collect()
 }
 
-pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
-    let theme = app.theme();
+/// What the help overlay reads: how far it is scrolled, and the styles.
+pub(super) struct Overlay {
+    /// The first line shown (kept within the help's length when drawn).
+    pub(super) scroll: usize,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
+/// The help overlay over `area`: it covers what lies under it, and the wheel scrolls it.
+pub(super) fn render_overlay(overlay: &Overlay, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
+    let theme = overlay.theme;
     let popup_width = area.width.min(HELP_WIDTH);
     let width = help::inner_width(area.width);
     let help_lines = help::help_lines(width);
     let total = help_lines.len();
     let visible = help::visible_rows(area.height + 1, total);
-    let first = app.help_scroll().min(total - visible);
+    let first = overlay.scroll.min(total - visible);
     let lines: Vec<Line> = help_lines[first..first + visible]
         .iter()
         .map(|line| match line {
@@ -173,4 +182,37 @@ pub(super) fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, hits: &mut
     let block = super::pane(" Help · what the explorer shows ", true, theme);
     let block = super::with_lines(block, first, visible, total, theme);
     Paragraph::new(lines).block(block).render(popup, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_overlay_covers_the_panes_and_the_wheel_scrolls_it() {
+        let area = Rect::new(0, 0, 80, 23);
+        let mut buf = Buffer::empty(area);
+        let mut hits = HitMap::default();
+        let overlay = Overlay {
+            scroll: 0,
+            theme: Theme::new(false),
+        };
+        render_overlay(&overlay, area, &mut buf, &mut hits);
+        let top: String = (0..area.width).map(|x| buf[(x, 0)].symbol()).collect();
+        assert!(top.contains("Help · what the explorer shows"), "{top}");
+        assert_eq!(hits.pane_at(40, 10), Some(Scrollable::Help));
+        assert_eq!(
+            hits.click_at(40, 10),
+            None,
+            "nothing under the overlay takes a click"
+        );
+        // Scrolled far past the end, it shows the last page.
+        let mut last = Buffer::empty(area);
+        let far = Overlay {
+            scroll: usize::MAX,
+            theme: Theme::new(false),
+        };
+        render_overlay(&far, area, &mut last, &mut HitMap::default());
+        assert_ne!(buf, last);
+    }
 }
