@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
+use super::text::{display_width, fit};
 use crate::action::{Action, Scope, key_name};
 use crate::app::snippet::{Clipboard, SNIPPET_FILE, SnippetOverlay, visible_rows};
 use crate::theme::Theme;
@@ -78,11 +79,68 @@ impl Widget for SnippetView<'_> {
     }
 }
 
-/// A line of the script, cut with `…` where the pane is narrower (the copy holds it whole).
+/// A line of the script, cut with `…` where the pane is narrower (the copy holds it whole),
+/// its columns counted as the screen draws them.
 fn code_line(line: &str, width: usize, theme: Theme) -> Line<'static> {
-    if line.chars().count() <= width {
+    if display_width(line) <= width {
         return Line::raw(line.to_owned());
     }
-    let kept: String = line.chars().take(width.saturating_sub(1)).collect();
+    let cut = fit(line, width);
+    let kept = cut.strip_suffix('…').unwrap_or(&cut).to_owned();
     Line::from(vec![Span::raw(kept), Span::styled("…", theme.muted())])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen(overlay: &SnippetOverlay, width: u16, height: u16) -> Vec<String> {
+        let area = Rect::new(0, 0, width, height);
+        let mut buf = Buffer::empty(area);
+        SnippetView {
+            overlay,
+            theme: Theme::new(false),
+        }
+        .render(area, &mut buf);
+        (0..height)
+            .map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect()
+    }
+
+    #[test]
+    fn the_script_is_shown_under_what_became_of_its_copy() {
+        let mut overlay = SnippetOverlay::new(Ok(
+            "import torch\nweights = torch.randn(6, 3)  # a long comment that goes on\n".to_owned(),
+        ));
+        overlay.clipboard = Clipboard::Sent;
+        let lines = screen(&overlay, 40, 10);
+        assert!(lines[0].contains("Python snippet"), "{lines:?}");
+        assert!(
+            lines[1].contains("Copied to the clipboard (OSC 52)"),
+            "{lines:?}"
+        );
+        assert!(lines[2].contains("writes"), "{lines:?}");
+        assert!(lines[3].starts_with("┃import torch"), "{lines:?}");
+        // Cut where the pane ends, with a mark; the copy keeps it whole.
+        assert!(
+            lines[4].contains("weights = torch.randn(6, 3)  # a long…"),
+            "{lines:?}"
+        );
+        let none = screen(&SnippetOverlay::new(Err("nothing shown".to_owned())), 40, 8);
+        assert!(
+            none.iter()
+                .any(|line| line.contains("No script for this view: nothing"))
+        );
+    }
+
+    #[test]
+    fn a_line_is_cut_by_the_columns_it_takes() {
+        let theme = Theme::new(false);
+        assert_eq!(code_line("abcdef", 6, theme).to_string(), "abcdef");
+        assert_eq!(code_line("abcdefg", 6, theme).to_string(), "abcde…");
+        // Wide characters take two columns each: the cut line fits the pane.
+        let wide = code_line("# 東京都の地図", 8, theme).to_string();
+        assert_eq!(wide, "# 東京…");
+        assert!(display_width(&wide) <= 8);
+    }
 }
