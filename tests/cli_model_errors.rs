@@ -8,11 +8,12 @@ mod model_files;
 use std::path::Path;
 
 use common::{
-    TempDir, Tensor, arg, f32_bytes, raw_safetensors, word_level_tokenizer, write_safetensors,
+    TempDir, Tensor, arg, f32_bytes, json_of, raw_safetensors, stdout_of, word_level_tokenizer,
+    write_safetensors,
 };
 use model_files::{
     BertFolder, GPT2_WORDS, Gpt2Folder, assert_fails_naming, awkward_values, f32_table, failure,
-    json_of, stdout_of, tokens,
+    tokens,
 };
 use safetensors::Dtype;
 use serde_json::Value;

@@ -6,10 +6,10 @@
 mod common;
 mod model_files;
 
-use common::{TempDir, arg, bits, float32, write_safetensors};
+use common::{TempDir, arg, bits, float32, json_of, stdout_of, write_safetensors};
 use model_files::{
     BertFolder, GPT2_WORDS, Gpt2Folder, WIDTH, assert_fails_naming, awkward_values, bits_of,
-    column, f32_sum, f32_table, failure, json_of, row_of, stdout_of, tokens,
+    column, f32_sum, f32_table, failure, row_of, tokens,
 };
 use safetensors::Dtype;
 use serde_json::{Value, json};

@@ -112,7 +112,7 @@ pub fn run(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
-/// The standard output of a run that must succeed.
+/// The standard output of a run that must succeed quietly.
 pub fn stdout_of(args: &[&str]) -> String {
     let output = run(args);
     assert!(
@@ -120,7 +120,11 @@ pub fn stdout_of(args: &[&str]) -> String {
         "embedlens {args:?} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(output.stderr.is_empty(), "{args:?} wrote to stderr");
+    assert!(
+        output.stderr.is_empty(),
+        "embedlens {args:?} wrote to stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout).expect("UTF-8 output")
 }
 

@@ -46,27 +46,6 @@ pub fn row_of(values: &[f32], cols: usize, row: usize) -> &[f32] {
 // ---------------------------------------------------------------------------------------------
 // Running the binary
 
-/// The standard output of a run that must succeed quietly.
-pub fn stdout_of(args: &[&str]) -> String {
-    let output = run(args);
-    assert!(
-        output.status.success(),
-        "embedlens {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        output.stderr.is_empty(),
-        "embedlens {args:?} wrote to stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8 output")
-}
-
-/// The parsed JSON output of a successful run.
-pub fn json_of(args: &[&str]) -> Value {
-    serde_json::from_str(&stdout_of(args)).expect("valid JSON")
-}
-
 /// The standard error of a run that must fail cleanly: a non-zero exit, nothing on stdout,
 /// one `embedlens: ` message, and no panic.
 pub fn failure(args: &[&str]) -> String {
