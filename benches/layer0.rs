@@ -1,18 +1,40 @@
-//! The model's own layer 0 at three widths: a 64-token sentence through a Llama-style first
-//! attention layer 768 wide (12 heads, BERT's and GPT-2's width: a block of 512 and a shorter
-//! one), 1024 wide (16 heads) and 4096 wide (32 query heads, 8 key/value heads), bf16, on
-//! checkpoints the benchmark writes once under `target/bench-models`. The file is opened before
-//! timing; the figure is the layer itself (norm, projections read in place, RoPE, every head).
+//! Layer 0 and the nearest-rows scan against this machine's own limits, measured in the same
+//! run, so the figures carry their own yardstick (run it whole: `cargo bench --bench layer0`).
+//!
+//! - `bounds/fma`: two threads, each doing fused multiply-adds only, into independent
+//!   accumulators held in registers (24 of 16 float32 lanes with AVX-512, 12 of 8 with AVX2
+//!   and FMA): the most multiply-adds a second this machine does.
+//! - `bounds/mapped read`: a 1 GiB file mapped with memmap2 and summed by two threads, eight
+//!   bytes at a time: the fastest this machine reads a mapped table.
+//! - `layer0/*`: the model's own layer 0 at three widths, a 64-token sentence through a
+//!   Llama-style first attention layer 768 wide (12 heads, BERT's and GPT-2's width: a block of
+//!   512 and a shorter one), 1024 wide (16 heads) and 4096 wide (32 query heads, 8 key/value
+//!   heads), bf16, on checkpoints the benchmark writes once under `target/bench-models`. The
+//!   file is opened before timing; the figure is the layer itself (norm, projections read in
+//!   place, RoPE, every head), and the projections' own time is taken from the layer's stage
+//!   times in the same iterations.
+//! - `nearest_rows/*`: the exact nearest rows over the mapped file as a 256,000 × 2,048 bf16
+//!   table (Gemma's shape), as the similarity pane and `embedlens nearest` compute them.
+//!
+//! After criterion's figures, `ratio` lines give the projections and the whole layer as
+//! multiples of the FMA bound (the layer's multiply-adds at the measured rate), and the scan
+//! as a multiple of the mapped read, from the medians of the same samples.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::hint::black_box;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use embedlens::core::analysis::similarity::nearest_rows;
 use embedlens::core::files::{FileSource, OpenOptions, open};
+use embedlens::core::tables::table::{Dtype, Table};
 use half::bf16;
 
 const VOCABULARY: usize = 1024;
@@ -146,13 +168,263 @@ fn checkpoint(shape: Shape) -> PathBuf {
     folder
 }
 
-fn layer0(c: &mut Criterion) {
-    let ids: Vec<usize> = (0..TOKENS).map(|i| (i * 37) % VOCABULARY).collect();
-    let mut group = c.benchmark_group("layer0");
+/// Threads the bounds are measured on: this machine's two cores.
+const THREADS: usize = 2;
+
+/// Rows of the nearest-rows table.
+const TABLE_ROWS: usize = 256_000;
+/// Its width.
+const TABLE_DIMS: usize = 2048;
+
+/// The nearest-rows benchmark's name.
+const SCAN: &str = "256000x2048 bf16, top 5";
+
+/// Per-iteration times taken from criterion's own samples, by name, so that a figure can be
+/// given as a multiple of a bound measured in the same run.
+#[derive(Default)]
+struct Samples(RefCell<BTreeMap<String, Vec<Duration>>>);
+
+impl Samples {
+    /// Records `total` over `iterations` iterations of `name`.
+    fn record(&self, name: &str, total: Duration, iterations: u64) {
+        let each = total / u32::try_from(iterations.max(1)).unwrap_or(u32::MAX);
+        self.0
+            .borrow_mut()
+            .entry(name.to_owned())
+            .or_default()
+            .push(each);
+    }
+
+    /// The median time of one iteration of `name`, when this run measured it.
+    fn median(&self, name: &str) -> Option<Duration> {
+        let mut times = self.0.borrow().get(name)?.clone();
+        times.sort();
+        Some(times[times.len() / 2])
+    }
+
+    /// Records the wall time and the process's CPU time (`cpu NAME`) of `iterations`
+    /// iterations of `name` that started at `started` with `cpu` used.
+    fn record_both(&self, name: &str, (started, cpu): (Instant, Duration), iterations: u64) {
+        self.record(name, started.elapsed(), iterations);
+        let used = cpu_time().saturating_sub(cpu);
+        self.record(&format!("cpu {name}"), used, iterations);
+    }
+
+    /// Criterion's benchmark `name` of `work`, each sample also recorded here.
+    fn bench<R>(
+        &self,
+        group: &mut BenchmarkGroup<'_, WallTime>,
+        name: &str,
+        mut work: impl FnMut() -> R,
+    ) {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iterations| {
+                let started = (Instant::now(), cpu_time());
+                for _ in 0..iterations {
+                    black_box(work());
+                }
+                let total = started.0.elapsed();
+                self.record_both(name, started, iterations);
+                total
+            });
+        });
+    }
+}
+
+/// The CPU time this process has used so far, all its threads together (on a host whose
+/// other guests take turns on the same cores, the wall time also counts the turns waited).
+fn cpu_time() -> Duration {
+    #[cfg(unix)]
+    {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        #[expect(unsafe_code, reason = "clock_gettime writes the timespec it is given")]
+        // SAFETY: `now` is a timespec the call may write.
+        let status = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &raw mut now) };
+        if status == 0 {
+            return Duration::new(
+                u64::try_from(now.tv_sec).unwrap_or(0),
+                u32::try_from(now.tv_nsec).unwrap_or(0),
+            );
+        }
+    }
+    Duration::ZERO
+}
+
+/// Vector multiply-adds each accumulator takes in one [`fma_pass`].
+const FMA_STEPS: usize = 1 << 18;
+
+/// Fused multiply-adds only, into as many independent accumulators as the widest vector
+/// registers hold without one waiting on another; returns the float32 multiply-adds done.
+fn fma_pass() -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            #[expect(unsafe_code, reason = "calling a function compiled for AVX-512F")]
+            // SAFETY: AVX-512F was detected just above.
+            black_box(unsafe { fma_avx512() });
+            return FMA_STEPS * 24 * 16;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            #[expect(unsafe_code, reason = "calling a function compiled for AVX2 and FMA")]
+            // SAFETY: AVX2 and FMA were detected just above.
+            black_box(unsafe { fma_avx2() });
+            return FMA_STEPS * 12 * 8;
+        }
+    }
+    let mut sums = [0.5f32; 8];
+    for _ in 0..FMA_STEPS {
+        for sum in &mut sums {
+            *sum = sum.mul_add(0.999_9, 1e-4);
+        }
+    }
+    black_box(sums);
+    FMA_STEPS * 8
+}
+
+/// [`fma_pass`] with 24 accumulators of sixteen float32 lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn fma_avx512() -> f32 {
+    use std::arch::x86_64::{_mm512_add_ps, _mm512_fmadd_ps, _mm512_reduce_add_ps, _mm512_set1_ps};
+    let (scale, step) = (_mm512_set1_ps(0.999_9), _mm512_set1_ps(1e-4));
+    let mut sums = [_mm512_set1_ps(0.5); 24];
+    for _ in 0..FMA_STEPS {
+        for sum in &mut sums {
+            *sum = _mm512_fmadd_ps(*sum, scale, step);
+        }
+    }
+    _mm512_reduce_add_ps(
+        sums.into_iter()
+            .reduce(|a, b| _mm512_add_ps(a, b))
+            .expect("sums"),
+    )
+}
+
+/// [`fma_pass`] with 12 accumulators of eight float32 lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn fma_avx2() -> [f32; 8] {
+    use std::arch::x86_64::{_mm256_add_ps, _mm256_fmadd_ps, _mm256_set1_ps, _mm256_storeu_ps};
+    let (scale, step) = (_mm256_set1_ps(0.999_9), _mm256_set1_ps(1e-4));
+    let mut sums = [_mm256_set1_ps(0.5); 12];
+    for _ in 0..FMA_STEPS {
+        for sum in &mut sums {
+            *sum = _mm256_fmadd_ps(*sum, scale, step);
+        }
+    }
+    let total = sums
+        .into_iter()
+        .reduce(|a, b| _mm256_add_ps(a, b))
+        .expect("sums");
+    let mut lanes = [0.0; 8];
+    #[expect(unsafe_code, reason = "a store of eight lanes into an array of eight")]
+    // SAFETY: `lanes` holds eight float32s.
+    unsafe {
+        _mm256_storeu_ps(lanes.as_mut_ptr(), total);
+    }
+    lanes
+}
+
+/// `work` on [`THREADS`] threads at once; the sum of what they return.
+fn on_every_thread(work: impl Fn() -> usize + Sync) -> usize {
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..THREADS).map(|_| scope.spawn(&work)).collect();
+        work()
+            + others
+                .into_iter()
+                .map(|other| other.join().expect("no panic"))
+                .sum::<usize>()
+    })
+}
+
+/// The bytes summed eight at a time by [`THREADS`] threads, a share each.
+fn sum_bytes(bytes: &[u8]) -> u64 {
+    let share = bytes.len().div_ceil(THREADS).next_multiple_of(64);
+    std::thread::scope(|scope| {
+        let sums: Vec<_> = bytes
+            .chunks(share)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut sums = [0u64; 8];
+                    for line in part.chunks_exact(64) {
+                        for (sum, word) in sums.iter_mut().zip(line.chunks_exact(8)) {
+                            *sum = sum.wrapping_add(u64::from_le_bytes(
+                                word.try_into().expect("eight bytes"),
+                            ));
+                        }
+                    }
+                    sums.into_iter().fold(0, u64::wrapping_add)
+                })
+            })
+            .collect();
+        sums.into_iter()
+            .map(|sum| sum.join().expect("no panic"))
+            .fold(0, u64::wrapping_add)
+    })
+}
+
+/// Writes the nearest-rows table (bf16, row after row, no header) unless it is there, and
+/// maps it.
+fn mapped_table() -> Arc<memmap2::Mmap> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "target/bench-models/nearest-{TABLE_ROWS}x{TABLE_DIMS}.bf16"
+    ));
+    let size = TABLE_ROWS * TABLE_DIMS * 2;
+    if !fs::metadata(&path).is_ok_and(|meta| meta.len() == size as u64) {
+        fs::create_dir_all(path.parent().expect("a folder")).expect("the folder can be made");
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(&path).expect("written"));
+        let mut row = Vec::with_capacity(TABLE_DIMS * 2);
+        for index in 0..TABLE_ROWS {
+            row.clear();
+            for dim in 0..TABLE_DIMS {
+                row.extend_from_slice(
+                    &bf16::from_f32(value(2, index * TABLE_DIMS + dim)).to_le_bytes(),
+                );
+            }
+            out.write_all(&row).expect("written");
+        }
+        out.flush().expect("written");
+    }
+    let file = File::open(&path).expect("the table opens");
+    #[expect(
+        unsafe_code,
+        reason = "mapping a file this benchmark wrote and nobody changes"
+    )]
+    // SAFETY: the file is the benchmark's own; nothing truncates it while it is mapped.
+    let mapped = unsafe { memmap2::Mmap::map(&file) }.expect("the table maps");
+    Arc::new(mapped)
+}
+
+/// One `ratio` line: `what` took `time`, a multiple of `bound` (both in milliseconds).
+fn print_ratio(what: &str, time: Duration, bound: Duration, of: &str) {
+    println!(
+        "ratio  {what}: {:.2} × {of} ({:.2} ms against {:.2} ms)",
+        time.as_secs_f64() / bound.as_secs_f64(),
+        time.as_secs_f64() * 1e3,
+        bound.as_secs_f64() * 1e3
+    );
+}
+
+/// A criterion group of ten samples, `seconds` long.
+fn group<'a>(c: &'a mut Criterion, name: &str, seconds: u64) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(name);
     group
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(5));
+        .measurement_time(Duration::from_secs(seconds));
+    group
+}
+
+/// Layer 0 at each width, the projections' own time recorded beside the layer's; returns each
+/// width's multiply-adds.
+fn layers(c: &mut Criterion, samples: &Samples) -> Vec<(usize, usize)> {
+    let ids: Vec<usize> = (0..TOKENS).map(|i| (i * 37) % VOCABULARY).collect();
+    let mut group = group(c, "layer0", 5);
+    let mut work = Vec::new();
     for shape in SHAPES {
         let Shape {
             hidden,
@@ -166,12 +438,89 @@ fn layer0(c: &mut Criterion) {
         .map(|opened| opened.layer0)
         .expect("the checkpoint opens")
         .expect("it has a layer 0");
+        work.push((hidden, layer.projection_work(TOKENS)));
         let name = format!("{TOKENS} tokens, {hidden} wide, {heads}/{kv_heads} heads, bf16");
-        group.bench_function(name, |b| {
-            b.iter(|| black_box(layer.run(black_box(&ids), true).expect("the layer runs")));
+        group.bench_function(&name, |b| {
+            b.iter_custom(|iterations| {
+                let mut projections = Duration::ZERO;
+                let started = (Instant::now(), cpu_time());
+                for _ in 0..iterations {
+                    let (run, times) = layer.run_timed(black_box(&ids), true).expect("it runs");
+                    projections += times.projections;
+                    black_box(run);
+                }
+                let total = started.0.elapsed();
+                samples.record_both(&format!("layer {hidden}"), started, iterations);
+                samples.record(&format!("projections {hidden}"), projections, iterations);
+                total
+            });
         });
     }
     group.finish();
+    work
+}
+
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "counts printed to three figures"
+)]
+fn layer0(c: &mut Criterion) {
+    let samples = Samples::default();
+    let mapped = mapped_table();
+    let mut bounds = group(c, "bounds", 3);
+    let multiply_adds = on_every_thread(fma_pass);
+    samples.bench(&mut bounds, "fma", || on_every_thread(fma_pass));
+    samples.bench(&mut bounds, "mapped read", || sum_bytes(&mapped));
+    bounds.finish();
+
+    let work = layers(c, &samples);
+
+    let table = Table::mapped(mapped.clone(), 0, Dtype::BF16, TABLE_ROWS, TABLE_DIMS)
+        .expect("a whole table");
+    let query = table.row(4321).expect("a row");
+    let mut nearest = group(c, "nearest_rows", 5);
+    samples.bench(&mut nearest, SCAN, || nearest_rows(&table, query.view(), 5));
+    nearest.finish();
+
+    let median = |name: &str| samples.median(name);
+    if let (Some(fma), Some(fma_cpu)) = (median("fma"), median("cpu fma")) {
+        let rate = multiply_adds as f64 / fma.as_secs_f64();
+        let cpu_rate = multiply_adds as f64 / fma_cpu.as_secs_f64();
+        println!(
+            "ratio  FMA bound: {:.1} billion float32 multiply-adds a second on {THREADS} threads",
+            rate / 1e9
+        );
+        for (hidden, work) in work {
+            let bound = Duration::from_secs_f64(work as f64 / rate);
+            let cpu_bound = Duration::from_secs_f64(work as f64 / cpu_rate);
+            let of = format!("the FMA bound of {work} multiply-adds");
+            if let Some(time) = median(&format!("projections {hidden}")) {
+                print_ratio(&format!("projections, {hidden} wide"), time, bound, &of);
+            }
+            if let Some(time) = median(&format!("layer {hidden}")) {
+                print_ratio(&format!("whole layer, {hidden} wide"), time, bound, &of);
+            }
+            if let Some(time) = median(&format!("cpu layer {hidden}")) {
+                let what = format!("whole layer, {hidden} wide, CPU time");
+                print_ratio(&what, time, cpu_bound, &format!("{of}, CPU time"));
+            }
+        }
+    }
+    if let (Some(read), Some(scan)) = (median("mapped read"), median(SCAN)) {
+        println!(
+            "ratio  mapped read: {:.1} GB/s on {THREADS} threads",
+            mapped.len() as f64 / read.as_secs_f64() / 1e9
+        );
+        print_ratio("nearest rows", scan, read, "the mapped read");
+    }
+    if let (Some(read), Some(scan)) = (median("cpu mapped read"), median(&format!("cpu {SCAN}"))) {
+        print_ratio(
+            "nearest rows, CPU time",
+            scan,
+            read,
+            "the mapped read's CPU time",
+        );
+    }
 }
 
 criterion_group!(benches, layer0);
