@@ -219,7 +219,9 @@ fn clicks_and_the_wheel_step_go_to_a_row_and_scroll() {
     }
     // A token in the strip, clicked while typing: the explorer steps to it.
     session.press(&sgr_click(cell_of(&screen, "#", "bites #")));
-    let screen = session.wait_for_text("▶2 bites");
+    session.wait_for_text("▶2 bites");
+    // The whole frame, not the token strip alone: the matrix's rows are read from it.
+    let screen = session.wait_settled();
     // A row of the matrix, a few below the current one: gone to, marked as the cursor.
     let row_line = screen
         .lines()

@@ -85,6 +85,9 @@ pub fn wait_for(
     }
 }
 
+/// How long the screen must stay the same to count as settled ([`Session::wait_settled`]).
+pub const SETTLED: Duration = Duration::from_millis(300);
+
 /// How many sessions run at once. Each is a debug build redrawing on every key; on a
 /// two-core machine fifteen at once starve each other past [`TIMEOUT`], so the rest wait
 /// their turn (the wait is not part of any timeout).
@@ -255,6 +258,28 @@ impl Session {
     /// Waits until the screen contains `needle`, and returns it.
     pub fn wait_for_text(&self, needle: &str) -> String {
         self.wait_for_all(&[needle])
+    }
+
+    /// Waits until the screen has stopped changing (the same text for [`SETTLED`]) and returns
+    /// it: a frame is written in pieces, so a needle can show while the rest of the screen is
+    /// still the last frame's.
+    pub fn wait_settled(&self) -> String {
+        let start = Instant::now();
+        let mut last = lock(&self.output).parser.screen().contents();
+        let mut since = Instant::now();
+        loop {
+            thread::sleep(POLL);
+            let now = lock(&self.output).parser.screen().contents();
+            if now != last {
+                (last, since) = (now, Instant::now());
+            } else if since.elapsed() >= SETTLED {
+                return now;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out after {TIMEOUT:?} waiting for the screen to settle; it was:\n{last}"
+            );
+        }
     }
 
     /// Pastes text as a terminal with bracketed paste on sends it: whole, between markers.
