@@ -446,8 +446,27 @@ mod tests {
     use super::*;
     use crate::core::files::gguf::GgufWriter;
 
+    /// The settings of `architecture` read from the metadata `writer` holds.
+    fn settings_of(architecture: &str, writer: &GgufWriter) -> Result<Settings> {
+        let bytes = Arc::new(writer.to_bytes());
+        let file = GgufFile::from_bytes(bytes, Path::new("m.gguf")).unwrap();
+        let found = ARCHITECTURES.iter().find(|a| a.name == architecture);
+        settings(&file, found.unwrap())
+    }
+
+    /// A 46-layer gemma2 file (the 27B) whose scores are capped at `softcap`.
+    fn gemma2(softcap: f32) -> GgufWriter {
+        GgufWriter::new()
+            .text("general.architecture", "gemma2")
+            .number("gemma2.block_count", 46)
+            .number("gemma2.embedding_length", 64)
+            .number("gemma2.attention.head_count", 2)
+            .number("gemma2.attention.key_length", 16)
+            .metadata("gemma2.attn_logit_softcapping", MetadataValue::F32(softcap))
+    }
+
     fn gemma3(layers: u32) -> Settings {
-        let bytes = GgufWriter::new()
+        let writer = GgufWriter::new()
             .text("general.architecture", "gemma3")
             .number("gemma3.block_count", layers)
             .number("gemma3.embedding_length", 64)
@@ -456,11 +475,8 @@ mod tests {
             .number("gemma3.attention.value_length", 8)
             .number("gemma3.attention.sliding_window", 512)
             .text("gemma3.rope.scaling.type", "linear")
-            .metadata("gemma3.rope.scaling.factor", MetadataValue::F32(8.0))
-            .to_bytes();
-        let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("gemma3.gguf")).unwrap();
-        let gemma3 = ARCHITECTURES.iter().find(|a| a.name == "gemma3").unwrap();
-        settings(&file, gemma3).unwrap()
+            .metadata("gemma3.rope.scaling.factor", MetadataValue::F32(8.0));
+        settings_of("gemma3", &writer).unwrap()
     }
 
     #[test]
@@ -488,20 +504,10 @@ mod tests {
 
     #[test]
     fn a_gguf_setting_that_is_not_a_finite_number_is_refused_by_key() {
-        let bytes = GgufWriter::new()
-            .text("general.architecture", "gemma2")
-            .number("gemma2.block_count", 46)
-            .number("gemma2.embedding_length", 64)
-            .number("gemma2.attention.head_count", 2)
-            .number("gemma2.attention.key_length", 16)
-            .metadata(
-                "gemma2.attn_logit_softcapping",
-                MetadataValue::F32(f32::NAN),
-            )
-            .to_bytes();
-        let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("gemma2.gguf")).unwrap();
-        let gemma2 = ARCHITECTURES.iter().find(|a| a.name == "gemma2").unwrap();
-        let error = format!("{:#}", settings(&file, gemma2).unwrap_err());
+        let error = format!(
+            "{:#}",
+            settings_of("gemma2", &gemma2(f32::NAN)).unwrap_err()
+        );
         assert!(
             error.contains("gemma2.attn_logit_softcapping is NaN, not a finite number"),
             "{error}"
@@ -510,17 +516,7 @@ mod tests {
 
     #[test]
     fn gemma2_settings_cap_the_scores_and_slide_over_4096_tokens() {
-        let bytes = GgufWriter::new()
-            .text("general.architecture", "gemma2")
-            .number("gemma2.block_count", 46)
-            .number("gemma2.embedding_length", 64)
-            .number("gemma2.attention.head_count", 2)
-            .number("gemma2.attention.key_length", 16)
-            .metadata("gemma2.attn_logit_softcapping", MetadataValue::F32(50.0))
-            .to_bytes();
-        let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("gemma2.gguf")).unwrap();
-        let gemma2 = ARCHITECTURES.iter().find(|a| a.name == "gemma2").unwrap();
-        let found = settings(&file, gemma2).unwrap();
+        let found = settings_of("gemma2", &gemma2(50.0)).unwrap();
         assert_eq!(found.text("model_type"), Some("gemma2"));
         assert_eq!(
             found.number(&["attn_logit_softcapping"]).unwrap(),

@@ -176,19 +176,18 @@ fn array_len(file: &GgufFile, key: &str) -> Result<Option<usize>> {
 #[must_use]
 pub fn lazy_tokenizer(file: &Arc<GgufFile>, plan: &TokenizerPlan, name: &str) -> TextTokenizer {
     let kind = plan.kind;
+    // Where the two arrays are among the metadata, found once: a name is then read in
+    // constant time, however many keys the file has.
+    let position = |key: &str| file.metadata().iter().position(|(name, _)| name == key);
+    let (tokens_at, types_at) = (
+        position("tokenizer.ggml.tokens"),
+        position("tokenizer.ggml.token_type"),
+    );
     let source = Arc::clone(file);
     let name_of = move |id: usize| -> Option<String> {
-        let token = source
-            .get("tokenizer.ggml.tokens")?
-            .as_array()?
-            .get(id)?
-            .as_str()?;
-        let token_type = source
-            .get("tokenizer.ggml.token_type")
-            .and_then(MetadataValue::as_array)
-            .and_then(|types| types.get(id))
-            .and_then(MetadataValue::as_i64)
-            .unwrap_or(1);
+        let item = |at: Option<usize>| source.metadata()[at?].1.as_array()?.get(id);
+        let token = item(tokens_at)?.as_str()?;
+        let token_type = item(types_at).and_then(MetadataValue::as_i64).unwrap_or(1);
         Some(token_text(kind, token, token_type))
     };
     let names = Names::new(plan.tokens, kind == Kind::ByteLevel, Arc::new(name_of));
