@@ -100,16 +100,22 @@ fn row(model: &EmbeddingModel, id: usize) -> Vec<f32> {
     model.lookup(id).unwrap().to_vec()
 }
 
-fn lookup_at(model: &EmbeddingModel, id: usize, position: usize) -> TokenLookup {
-    let token = Token {
+/// A token read as id `id` at `position`, as `--ids` reads it.
+fn id_token(id: usize, position: usize) -> Token {
+    Token {
         text: format!("#{id}"),
         span: 0..0,
         position,
         id: Some(id),
         special: false,
         unknown: false,
-    };
-    model.embed(&[token], PositionScheme::None).remove(0)
+    }
+}
+
+fn lookup_at(model: &EmbeddingModel, id: usize, position: usize) -> TokenLookup {
+    model
+        .embed(&[id_token(id, position)], PositionScheme::None)
+        .remove(0)
 }
 
 fn gpt2_specs(token_name: &'static str, position_name: &'static str) -> Vec<Spec> {

@@ -203,14 +203,7 @@ fn mpnet_counts_positions_from_the_padding_id_and_skips_padding() {
     let tokens: Vec<Token> = [3, 1, 0]
         .iter()
         .enumerate()
-        .map(|(position, &id)| Token {
-            text: format!("#{id}"),
-            span: 0..0,
-            position,
-            id: Some(id),
-            special: false,
-            unknown: false,
-        })
+        .map(|(position, &id)| id_token(id, position))
         .collect();
     assert_eq!(
         model.model_position_rows(&tokens),
