@@ -289,7 +289,7 @@ enum Body<'a> {
     Whole(Box<dyn Pane + 'a>),
     /// The matrix, and the pane chosen to go with it.
     Split {
-        matrix: matrix::Matrix<'a>,
+        matrix: Box<matrix::Matrix<'a>>,
         detail: Box<dyn Pane + 'a>,
         /// The matrix's width when the two stand side by side; else they are stacked.
         beside: Option<u16>,
@@ -311,7 +311,7 @@ impl<'a> Body<'a> {
         if app.compare().is_some() || (alone && !lesson::hides_answers(app)) {
             return Self::Whole(hidden_until_guessed(app, width, detail(app, width)));
         }
-        let matrix_width = u16::try_from(matrix::natural_width(app)).unwrap_or(u16::MAX);
+        let matrix_width = u16::try_from(matrix::natural_width(app.model())).unwrap_or(u16::MAX);
         let beside =
             (width >= matrix_width.saturating_add(LOOKUPS_MIN_WIDTH)).then_some(matrix_width);
         // Under a wide matrix, the lesson's picture of what the layer takes in would keep
@@ -320,8 +320,11 @@ impl<'a> Body<'a> {
             return Self::Whole(detail(app, width));
         }
         let (matrix, detail_width) = match beside {
-            Some(matrix_width) => (matrix::build(app, matrix_width), width - matrix_width),
-            None => (matrix::build(app, width), width),
+            Some(matrix_width) => (
+                Box::new(matrix::build(matrix_input(app), matrix_width)),
+                width - matrix_width,
+            ),
+            None => (Box::new(matrix::build(matrix_input(app), width)), width),
         };
         let detail = hidden_until_guessed(app, detail_width, detail(app, detail_width));
         Self::Split {
@@ -381,8 +384,41 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         Detail::Lookups => Box::new(lookups::build(app, width)),
         Detail::Attention => Box::new(attention::build(app, width)),
         Detail::Similarity => Box::new(similarity::build(app, width)),
-        Detail::OneHot => Box::new(one_hot::build(app, width)),
+        Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
         Detail::PositionTable => Box::new(position_table::build(app, width)),
+    }
+}
+
+/// What the matrix pane reads: during a lesson question no row is marked, as the marks would
+/// answer it (two copies, one marked row).
+fn matrix_input(app: &App) -> matrix::Input<'_> {
+    let hidden = lesson::hides_answers(app);
+    let copies_hidden = hidden || lesson::hides_copies(app);
+    matrix::Input {
+        model: app.model(),
+        wide_style: app.wide_style(),
+        cursor: app.matrix_cursor(),
+        current: app
+            .current_token()
+            .and_then(|token| token.id)
+            .filter(|_| !hidden),
+        moved_to: (!hidden && app.matrix_cursor_moved()).then(|| app.matrix_cursor()),
+        used: Box::new(move |id| !copies_hidden && app.uses_row(id)),
+        generating: generating(app),
+        theme: app.theme(),
+    }
+}
+
+/// What the one-hot pane reads.
+fn one_hot_input(app: &App) -> one_hot::Input<'_> {
+    one_hot::Input {
+        model: app.model(),
+        token: app.current_token(),
+        product: app.views().one_hot.get(),
+        scanning: app.scanning(),
+        wide_style: app.wide_style(),
+        generating: generating(app),
+        theme: app.theme(),
     }
 }
 

@@ -14,10 +14,10 @@ use super::vector::{
     VALUE_WIDTH, WideStyle, dims_per_cell, is_wide, vector_lines, vector_width, wide_legend,
     wide_line, window,
 };
-use crate::app::App;
 use crate::core::tables::block::ModelFamily;
+use crate::core::tables::weights::EmbeddingModel;
 use crate::hit_map::{HitMap, Scrollable, Target};
-use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, USED_MARKER};
+use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, Theme, USED_MARKER};
 
 /// The widest a token's text may be in the matrix.
 const TOKEN_WIDTH_LIMIT: usize = 14;
@@ -26,8 +26,7 @@ const TOKEN_WIDTH_MIN: usize = 4;
 
 /// Columns of the id and token in front of the values at a width: the token column gives up
 /// room (down to a few letters) before the values would have to wrap.
-fn label_widths(app: &App, width: usize) -> (usize, usize) {
-    let model = app.model();
+fn label_widths(model: &EmbeddingModel, width: usize) -> (usize, usize) {
     let id_width = model.rows().saturating_sub(1).to_string().len().max(2);
     if model.tokenizer().is_none() {
         return (id_width, 0);
@@ -54,19 +53,18 @@ fn label_widths(app: &App, width: usize) -> (usize, usize) {
 }
 
 /// Columns of a row's label at a width: marker, id and token with their spaces.
-fn prefix_width(app: &App, width: usize) -> usize {
-    let (id_width, token_width) = label_widths(app, width);
+fn prefix_width(model: &EmbeddingModel, width: usize) -> usize {
+    let (id_width, token_width) = label_widths(model, width);
     2 + id_width + 1 + if token_width > 0 { token_width + 1 } else { 0 }
 }
 
 /// The width the pane needs to show each row and its title on one line, borders included.
-pub(super) fn natural_width(app: &App) -> usize {
-    let rows = prefix_width(app, usize::MAX) + vector_width(app.model().dims());
-    2 + rows.max(title(app).width())
+pub(super) fn natural_width(model: &EmbeddingModel) -> usize {
+    let rows = prefix_width(model, usize::MAX) + vector_width(model.dims());
+    2 + rows.max(title(model).width())
 }
 
-fn title(app: &App) -> String {
-    let model = app.model();
+fn title(model: &EmbeddingModel) -> String {
     let shape = format!("{}×{}", model.rows(), model.dims());
     let dtype = model
         .token_table()
@@ -87,9 +85,29 @@ fn title(app: &App) -> String {
     }
 }
 
+/// What the matrix pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The model whose weight matrix is shown.
+    pub(super) model: &'a EmbeddingModel,
+    /// How wide rows are drawn.
+    pub(super) wide_style: WideStyle,
+    /// The row kept in view.
+    pub(super) cursor: usize,
+    /// The current token's row, marked (none while a lesson question would be answered by it).
+    pub(super) current: Option<usize>,
+    /// The row the cursor was moved to, marked as such (none until it is moved).
+    pub(super) moved_to: Option<usize>,
+    /// Whether a row is read by some token of the sentence, marked as a copy's row.
+    pub(super) used: Box<dyn Fn(usize) -> bool + 'a>,
+    /// What stands in while the tables are being generated.
+    pub(super) generating: Option<Paragraph<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
 /// The matrix pane at a width: how its rows are laid out there.
 pub(super) struct Matrix<'a> {
-    app: &'a App,
+    input: Input<'a>,
     id_width: usize,
     /// Columns of the token text, 0 when the model has no tokenizer.
     token_width: usize,
@@ -102,12 +120,12 @@ pub(super) struct Matrix<'a> {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> Matrix<'_> {
-    let model = app.model();
+pub(super) fn build(input: Input<'_>, width: u16) -> Matrix<'_> {
+    let model = input.model;
     let width = usize::from(width.saturating_sub(2));
-    let (id_width, token_width) = label_widths(app, width);
-    let values_width = width.saturating_sub(prefix_width(app, width));
-    let wide = is_wide(model.dims()).then(|| app.wide_style());
+    let (id_width, token_width) = label_widths(model, width);
+    let values_width = width.saturating_sub(prefix_width(model, width));
+    let wide = is_wide(model.dims()).then_some(input.wide_style);
     let per_line = (values_width / VALUE_WIDTH).max(1);
     let lines_per_row = if wide.is_some() {
         1
@@ -115,7 +133,7 @@ pub(super) fn build(app: &App, width: u16) -> Matrix<'_> {
         model.dims().div_ceil(per_line).max(1)
     };
     Matrix {
-        app,
+        input,
         id_width,
         token_width,
         values_width,
@@ -134,14 +152,14 @@ impl Matrix<'_> {
 impl Pane for Matrix<'_> {
     /// A header and every row of the matrix, borders included.
     fn height(&self) -> usize {
-        2 + usize::from(self.header()) + self.app.model().rows() * self.lines_per_row
+        2 + usize::from(self.header()) + self.input.model.rows() * self.lines_per_row
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
-        let app = self.app;
-        let theme = app.theme();
-        let model = app.model();
-        let block = super::pane(title(app), false, theme);
+        let input = &self.input;
+        let theme = input.theme;
+        let model = input.model;
+        let block = super::pane(title(model), false, theme);
         let inner = block.inner(area);
         let Self {
             id_width,
@@ -153,13 +171,8 @@ impl Pane for Matrix<'_> {
         } = *self;
         let header = self.header();
         let height = usize::from(inner.height).saturating_sub(usize::from(header));
-        let shown = window(model.rows(), height / lines_per_row, app.matrix_cursor());
-        // During a lesson question the marks would answer it (two copies, one marked row).
-        let hidden = super::lesson::hides_answers(app);
-        let current_id = app
-            .current_token()
-            .and_then(|token| token.id)
-            .filter(|_| !hidden);
+        let shown = window(model.rows(), height / lines_per_row, input.cursor);
+        let current_id = input.current;
 
         let mut lines = Vec::new();
         if header {
@@ -185,9 +198,9 @@ impl Pane for Matrix<'_> {
         for id in shown.clone() {
             let (marker, style) = if Some(id) == current_id {
                 (CURRENT_MARKER, Some(theme.current()))
-            } else if !hidden && app.matrix_cursor_moved() && id == app.matrix_cursor() {
+            } else if input.moved_to == Some(id) {
                 (CURSOR_MARKER, Some(theme.cursor()))
-            } else if !hidden && !super::lesson::hides_copies(app) && app.uses_row(id) {
+            } else if (input.used)(id) {
                 (USED_MARKER, Some(theme.used()))
             } else {
                 (" ", None)
@@ -223,7 +236,7 @@ impl Pane for Matrix<'_> {
         let block = super::with_range(block, "rows", &shown, model.rows(), theme);
         block.render(area, buf);
         hits.record(area, Target::Pane(Scrollable::Matrix));
-        if let Some(message) = super::generating(app) {
+        if let Some(message) = &input.generating {
             message.render(inner, buf);
             return;
         }
@@ -241,5 +254,62 @@ impl Pane for Matrix<'_> {
             hits.record(row_area, Target::Row(id));
             y = y.saturating_add(lines_per_row);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::tables::weights::DEFAULT_SEED;
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
+    use crate::view_state::WideView;
+
+    /// The seed matrix with row `current` looked up and `used` read by the sentence.
+    fn input<'a>(model: &'a EmbeddingModel, current: usize, used: &'static [usize]) -> Input<'a> {
+        Input {
+            model,
+            wide_style: WideStyle {
+                view: WideView::Strip,
+                first_dim: 0,
+                scale: 1.0,
+            },
+            cursor: current,
+            current: Some(current),
+            moved_to: None,
+            used: Box::new(move |id| used.contains(&id)),
+            generating: None,
+            theme: Theme::new(false),
+        }
+    }
+
+    #[test]
+    fn the_looked_up_row_is_marked_and_the_sentences_other_rows_too() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let width = u16::try_from(natural_width(&model)).unwrap();
+        let matrix = build(input(&model, 2, &[2, 4]), width);
+        assert_eq!(matrix.height(), 2 + 1 + 6);
+        let lines = screen(&matrix, width, 9);
+        assert!(lines[0].contains("Weight matrix · seed · 6×3"), "{lines:?}");
+        assert!(
+            lines[1].contains("id token       d0      d1      d2"),
+            "{lines:?}"
+        );
+        assert!(lines[4].starts_with("│▶  2 fox     1.2753"), "{lines:?}");
+        assert!(
+            lines[6].starts_with(&format!("│{USED_MARKER}  4 bites")),
+            "{lines:?}"
+        );
+        // Every row shows: the border claims no range.
+        assert!(!lines[8].contains(" of 6"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_short_pane_keeps_the_looked_up_row_and_says_which_rows_show() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let width = u16::try_from(natural_width(&model)).unwrap();
+        let lines = screen(&build(input(&model, 5, &[]), width), width, 5);
+        assert!(lines[3].starts_with("│▶  5 man"), "{lines:?}");
+        assert!(lines[4].contains("rows 4–5 of 6"), "{lines:?}");
     }
 }

@@ -1,7 +1,7 @@
 //! The one-hot pane: the lookup as a matrix product. A vector of zeros with a 1 at the id, times
 //! the weight matrix, is that row: every other row is multiplied by 0.
 
-use ndarray::ArrayView1;
+use ndarray::{Array1, ArrayView1};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -14,7 +14,8 @@ use super::vector::{
     VALUE_WIDTH, WideStyle, is_wide, values_per_line, vector_lines, wide_legend, wide_line, window,
 };
 use crate::action::{Action, Scope, key, key_name};
-use crate::app::App;
+use crate::core::tables::weights::EmbeddingModel;
+use crate::core::text::vocabulary::Token;
 use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
 
@@ -25,9 +26,29 @@ const FULL_ONE_HOT_LIMIT: usize = 32;
 /// Zeros written out on each side of the 1 before the rest become `…`.
 const ZEROS_SHOWN: usize = 4;
 
+/// What the one-hot pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The model whose weight matrix the product runs over.
+    pub(super) model: &'a EmbeddingModel,
+    /// The current token, if the sentence has one.
+    pub(super) token: Option<&'a Token>,
+    /// The product one-hot(id) × W, once computed.
+    pub(super) product: Option<&'a Array1<f32>>,
+    /// Whether the product is being computed.
+    pub(super) scanning: bool,
+    /// How wide rows are drawn.
+    pub(super) wide_style: WideStyle,
+    /// What stands in while the tables are being generated.
+    pub(super) generating: Option<Paragraph<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
 /// The one-hot pane at a width: its lines built once, fitted to the rows it gets.
 pub(super) struct OneHot<'a> {
-    app: &'a App,
+    model: &'a EmbeddingModel,
+    generating: Option<Paragraph<'static>>,
+    theme: Theme,
     content: Content,
 }
 
@@ -54,10 +75,13 @@ struct Product {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> OneHot<'_> {
+pub(super) fn build(input: Input<'_>, width: u16) -> OneHot<'_> {
+    let content = content(&input, usize::from(width.saturating_sub(2)));
     OneHot {
-        app,
-        content: content(app, usize::from(width.saturating_sub(2))),
+        model: input.model,
+        generating: input.generating,
+        theme: input.theme,
+        content,
     }
 }
 
@@ -65,36 +89,44 @@ impl Pane for OneHot<'_> {
     fn height(&self) -> usize {
         2 + match &self.content {
             Content::Message(lines) => lines.len(),
-            Content::Product(product) => product.lines(self.app, usize::MAX).len(),
+            Content::Product(product) => product.lines(self.model, self.theme, usize::MAX).len(),
         }
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
-        let app = self.app;
         let title = super::text::title_of(
             &["One-hot", "a lookup as a matrix product"],
             usize::from(area.width.saturating_sub(2)),
         );
-        let block = super::pane(title, false, app.theme());
+        let block = super::pane(title, false, self.theme);
         let inner = block.inner(area);
         block.render(area, buf);
-        if let Some(message) = super::generating(app) {
+        if let Some(message) = &self.generating {
             message.render(inner, buf);
             return;
         }
         let lines = match &self.content {
             Content::Message(lines) => lines.clone(),
-            Content::Product(product) => product.lines(app, usize::from(inner.height)),
+            Content::Product(product) => {
+                product.lines(self.model, self.theme, usize::from(inner.height))
+            }
         };
         Paragraph::new(lines).render(inner, buf);
     }
 }
 
 /// The pane's lines at a width.
-fn content(app: &App, width: usize) -> Content {
-    let theme = app.theme();
-    let model = app.model();
-    let Some(token) = app.current_token() else {
+fn content(input: &Input, width: usize) -> Content {
+    let Input {
+        model,
+        token,
+        product,
+        scanning,
+        wide_style,
+        theme,
+        ..
+    } = *input;
+    let Some(token) = token else {
         return Content::Message(wrapped(
             &format!(
                 "Type a sentence, then press {}: each token's lookup is shown as a product.",
@@ -125,8 +157,8 @@ fn content(app: &App, width: usize) -> Content {
         ));
         return Content::Message(lines);
     };
-    let (Some(product), Some(row)) = (app.views().one_hot.get(), model.lookup(id)) else {
-        let text = if app.scanning() {
+    let (Some(product), Some(row)) = (product, model.lookup(id)) else {
+        let text = if scanning {
             format!(
                 "one-hot({id}) × W: computing… (reading all {} rows; keys still work)",
                 model.rows()
@@ -147,10 +179,10 @@ fn content(app: &App, width: usize) -> Content {
     );
     let [one_hot, pointer] = one_hot_lines(id, rows, width, theme);
     let pointer = vec![pointer];
-    let matrix = Matrix::new(app, width);
-    let [header, legend] = matrix.header(app);
-    let result = matrix.result_lines(product.view(), app);
-    let (check, cost) = check_lines(app, id, product.view(), row.view(), width);
+    let matrix = Matrix::new(model, wide_style, width);
+    let [header, legend] = matrix.header(model, theme);
+    let result = matrix.result_lines(product.view(), theme);
+    let (check, cost) = check_lines(model, id, product.view(), row.view(), width, theme);
     Content::Product(Box::new(Product {
         id,
         intro,
@@ -167,8 +199,8 @@ fn content(app: &App, width: usize) -> Content {
 
 impl Product {
     /// The lines that fit in `height` rows.
-    fn lines(&self, app: &App, height: usize) -> Vec<Line<'static>> {
-        let rows = app.model().rows();
+    fn lines(&self, model: &EmbeddingModel, theme: Theme, height: usize) -> Vec<Line<'static>> {
+        let rows = model.rows();
         let id = self.id;
         let matrix = &self.matrix;
         let result = self.result.clone();
@@ -213,7 +245,7 @@ impl Product {
         lines.extend(pointer);
         lines.extend(header);
         lines.extend(legend);
-        lines.extend(matrix.row_lines(app, id, shown_rows, gaps));
+        lines.extend(matrix.row_lines(model, theme, id, shown_rows, gaps));
         lines.extend(result);
         lines.extend(check);
         lines.extend(cost);
@@ -264,8 +296,7 @@ struct Matrix {
 }
 
 impl Matrix {
-    fn new(app: &App, width: usize) -> Self {
-        let model = app.model();
+    fn new(model: &EmbeddingModel, wide_style: WideStyle, width: usize) -> Self {
         let id_width = model.rows().saturating_sub(1).to_string().len();
         let token_width = if model.tokenizer().is_some() {
             model.widest_token().min(TOKEN_LABEL_WIDTH)
@@ -276,7 +307,7 @@ impl Matrix {
             id_width,
             token_width,
             values: 0,
-            wide: is_wide(model.dims()).then(|| app.wide_style()),
+            wide: is_wide(model.dims()).then_some(wide_style),
         };
         matrix.values = width.saturating_sub(matrix.label_width());
         matrix
@@ -295,9 +326,7 @@ impl Matrix {
     }
 
     /// What `× W` means, and the key to wide rows when they are strips or windows.
-    fn header(&self, app: &App) -> [Vec<Line<'static>>; 2] {
-        let theme = app.theme();
-        let model = app.model();
+    fn header(&self, model: &EmbeddingModel, theme: Theme) -> [Vec<Line<'static>>; 2] {
         let header = vec![Line::styled(
             format!(
                 "× W, the {}×{} weight matrix: each row times its one-hot entry",
@@ -340,9 +369,14 @@ impl Matrix {
 
     /// `count` rows around row `id`, row `id` marked and multiplied by 1, the others muted;
     /// with `gaps`, a `⋮` line for the rows above and below them.
-    fn row_lines(&self, app: &App, id: usize, count: usize, gaps: bool) -> Vec<Line<'static>> {
-        let theme = app.theme();
-        let model = app.model();
+    fn row_lines(
+        &self,
+        model: &EmbeddingModel,
+        theme: Theme,
+        id: usize,
+        count: usize,
+        gaps: bool,
+    ) -> Vec<Line<'static>> {
         let shown = window(model.rows(), count, id);
         let mut lines = Vec::new();
         let gap = |rows: usize| {
@@ -395,8 +429,7 @@ impl Matrix {
     }
 
     /// `=` and the product, under the rows' values; wrapped when it is not wide.
-    fn result_lines(&self, product: ArrayView1<f32>, app: &App) -> Vec<Line<'static>> {
-        let theme = app.theme();
+    fn result_lines(&self, product: ArrayView1<f32>, theme: Theme) -> Vec<Line<'static>> {
         let sum = if self.label_width() > "= one-hot × W".width() {
             "= one-hot × W"
         } else {
@@ -426,14 +459,13 @@ impl Matrix {
 
 /// Whether the product is row `id` bit for bit, and what the product cost.
 fn check_lines(
-    app: &App,
+    model: &EmbeddingModel,
     id: usize,
     product: ArrayView1<f32>,
     row: ArrayView1<f32>,
     width: usize,
+    theme: Theme,
 ) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let theme = app.theme();
-    let model = app.model();
     let differing = product
         .iter()
         .zip(row.iter())
@@ -494,6 +526,70 @@ fn grouped(count: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::analysis::similarity::one_hot_product;
+    use crate::core::tables::weights::DEFAULT_SEED;
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
+    use crate::view_state::WideView;
+
+    /// The pane for the token at `step` of `sentence` in the built-in `kind` vocabulary, its
+    /// product computed as the explorer computes it.
+    fn pane_for(kind: VocabKind, sentence: &str, step: usize, width: u16, height: u16) -> String {
+        let model = EmbeddingModel::builtin(kind, DEFAULT_SEED);
+        let tokens = model.tokenize(sentence).unwrap();
+        let token = tokens.get(step);
+        let product = token
+            .and_then(|token| token.id)
+            .and_then(|id| one_hot_product(model.token_table(), id));
+        let input = Input {
+            model: &model,
+            token,
+            product: product.as_ref(),
+            scanning: false,
+            wide_style: WideStyle {
+                view: WideView::Strip,
+                first_dim: 0,
+                scale: 1.0,
+            },
+            generating: None,
+            theme: Theme::new(false),
+        };
+        screen(&build(input, width), width, height).join("\n")
+    }
+
+    #[test]
+    fn the_product_is_the_row_bit_for_bit() {
+        let text = pane_for(VocabKind::Seed, "fox bites the fox", 3, 70, 20);
+        assert!(text.contains("one-hot(2) = [0 0 1 0 0 0]"), "{text}");
+        assert!(
+            text.contains("▶ 2 fox   × 1   1.2753 -0.2010 -0.1606"),
+            "{text}"
+        );
+        assert!(
+            text.contains("one-hot(2) × W = row 2, bit for bit"),
+            "{text}"
+        );
+        assert!(text.contains("The product takes 6 × 3 = 18"), "{text}");
+    }
+
+    #[test]
+    fn short_of_rows_the_words_go_before_the_looked_up_row() {
+        // Seven rows inside the borders: the intro and the cost give way, the row and the
+        // check stay.
+        let text = pane_for(VocabKind::Words, "fox bites the fox", 3, 70, 9);
+        assert!(!text.contains("a one-hot vector of"), "{text}");
+        assert!(!text.contains("The product takes"), "{text}");
+        assert!(text.contains("× 1 "), "{text}");
+        assert!(text.contains("bit for bit"), "{text}");
+    }
+
+    #[test]
+    fn a_word_without_a_row_has_no_one_hot() {
+        let text = pane_for(VocabKind::Seed, "the cat bites", 1, 60, 10);
+        assert!(text.contains("'cat' has no row in the seed"), "{text}");
+        let empty = pane_for(VocabKind::Seed, "", 0, 60, 6);
+        assert!(empty.contains("Type a sentence, then press"), "{empty}");
+    }
 
     fn text(line: &Line) -> String {
         line.spans

@@ -496,6 +496,7 @@ mod tests {
     use crate::core::analysis::plane::{Sentence, plane};
     use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
     use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
 
     fn scene(plane: Option<&Plane>, typed: bool) -> Scene<'_> {
         Scene {
@@ -508,15 +509,6 @@ mod tests {
             generating: None,
             theme: Theme::new(false),
         }
-    }
-
-    fn screen(picture: &Picture, width: u16, height: u16) -> Vec<String> {
-        let area = Rect::new(0, 0, width, height);
-        let mut buf = Buffer::empty(area);
-        picture.render(area, &mut buf, &mut HitMap::default());
-        (0..height)
-            .map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect::<String>())
-            .collect()
     }
 
     #[test]
