@@ -253,6 +253,21 @@ fn scene(app: &App) -> picture::Scene<'_> {
     }
 }
 
+/// What the position-table pane reads.
+fn position_table_input(app: &App) -> position_table::Input<'_> {
+    position_table::Input {
+        model: app.model(),
+        scheme: app.scheme(),
+        overlay: app.overlay(),
+        current: app.current_token().map(|token| token.position),
+        last_position: app.tokens().last().map_or(0, |token| token.position),
+        position_scale: app.position_scale(),
+        wide_style: app.wide_style(),
+        generating: generating(app),
+        theme: app.theme(),
+    }
+}
+
 /// Empties an area for a pane drawn over others, leaving the theme's background in it.
 fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
     Clear.render(area, buf);
@@ -385,7 +400,7 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         Detail::Attention => Box::new(attention::build(app, width)),
         Detail::Similarity => Box::new(similarity::build(app, width)),
         Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
-        Detail::PositionTable => Box::new(position_table::build(app, width)),
+        Detail::PositionTable => Box::new(position_table::build(position_table_input(app), width)),
     }
 }
 

@@ -18,9 +18,9 @@ use super::vector::{
     WideStyle, WideView, dims_per_cell, is_wide, values_per_line, vector_lines, wide_line, window,
 };
 use crate::action::{Action, key};
-use crate::app::App;
 use crate::core::tables::positional::{PositionScheme, sinusoidal};
 use crate::core::tables::table::Table;
+use crate::core::tables::weights::EmbeddingModel;
 use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
 
@@ -37,6 +37,28 @@ const CELL_DECIMALS: usize = 2;
 const SINUSOIDAL_POSITIONS: usize = 16;
 /// The sinusoidal table's unit: its values reach ±1, which then takes the darkest shade.
 const SINUSOIDAL_SCALE: f32 = 0.4;
+
+/// What the pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The model, for its learned position table, its width and whether it was trained.
+    pub(super) model: &'a EmbeddingModel,
+    /// The scheme chosen (shown even while positions are off).
+    pub(super) scheme: PositionScheme,
+    /// Whether positions are added now.
+    pub(super) overlay: bool,
+    /// The current token's position, if there is a current token.
+    pub(super) current: Option<usize>,
+    /// The last token's position: a sinusoidal table is computed at least that far.
+    pub(super) last_position: usize,
+    /// The learned table's typical size, which its shades are relative to.
+    pub(super) position_scale: Option<f32>,
+    /// How a wide row's exact values are windowed.
+    pub(super) wide_style: WideStyle,
+    /// What stands in while the tables are being generated.
+    pub(super) generating: Option<Paragraph<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
 
 /// Which table the pane draws.
 enum Source<'a> {
@@ -65,16 +87,16 @@ struct Shown<'a> {
 }
 
 impl<'a> Shown<'a> {
-    fn new(app: &'a App) -> Self {
-        let model = app.model();
+    fn new(input: &Input<'a>) -> Self {
+        let model = input.model;
         let dims = model.dims();
-        let last_position = app.tokens().last().map_or(0, |token| token.position);
+        let last_position = input.last_position;
         let context = match model.context_length() {
             0 => SINUSOIDAL_POSITIONS,
             length => length,
         };
         let sinusoidal_positions = context.max(last_position + 1);
-        let added = if app.overlay() {
+        let added = if input.overlay {
             String::new()
         } else {
             format!(
@@ -92,7 +114,7 @@ impl<'a> Shown<'a> {
             dims,
             scale: SINUSOIDAL_SCALE,
         };
-        match (app.scheme(), model.position_table()) {
+        match (input.scheme, model.position_table()) {
             (PositionScheme::Learned, Some(table)) => Self {
                 source: Source::Learned(table),
                 what: if model.is_trained() {
@@ -109,7 +131,7 @@ impl<'a> Shown<'a> {
                 warning: false,
                 positions: table.rows(),
                 dims,
-                scale: app.position_scale().unwrap_or(1.0),
+                scale: input.position_scale.unwrap_or(1.0),
             },
             (PositionScheme::Learned, None) => sinusoidal_shown(
                 Some("no learned table".to_owned()),
@@ -202,15 +224,12 @@ impl Grid {
     }
 }
 
-/// The position of the current token, if there is one.
-fn current_position(app: &App) -> Option<usize> {
-    app.current_token().map(|token| token.position)
-}
-
 /// The position-table pane at a width: what it shows and how, built once; the table's rows
 /// are drawn to the room it gets.
 pub(super) struct PositionTable<'a> {
-    app: &'a App,
+    current: Option<usize>,
+    generating: Option<Paragraph<'static>>,
+    theme: Theme,
     shown: Shown<'a>,
     grid: Grid,
     title: String,
@@ -222,9 +241,9 @@ pub(super) struct PositionTable<'a> {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> PositionTable<'_> {
-    let theme = app.theme();
-    let shown = Shown::new(app);
+pub(super) fn build(input: Input<'_>, width: u16) -> PositionTable<'_> {
+    let theme = input.theme;
+    let shown = Shown::new(&input);
     let room = usize::from(width.saturating_sub(2));
     let note = shown.note.as_deref();
     let long_size = format!("{} positions × {} dims", shown.positions, shown.dims);
@@ -252,9 +271,11 @@ pub(super) fn build(app: &App, width: u16) -> PositionTable<'_> {
         theme.muted()
     };
     let caption = wrapped(&shown.caption, width, caption_style);
-    let values = value_lines(app, &shown, &grid, width);
+    let values = value_lines(&input, &shown, &grid, width);
     PositionTable {
-        app,
+        current: input.current,
+        generating: input.generating,
+        theme,
         shown,
         grid,
         title,
@@ -276,17 +297,17 @@ impl Pane for PositionTable<'_> {
 
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let Self {
-            app,
+            current,
+            theme,
             ref shown,
             ref grid,
             width,
             ..
         } = *self;
-        let theme = app.theme();
         let block = super::pane(self.title.clone(), false, theme);
         let inner = block.inner(area);
         let height = usize::from(inner.height);
-        if let Some(message) = super::generating(app) {
+        if let Some(message) = &self.generating {
             block.render(area, buf);
             message.render(inner, buf);
             return;
@@ -298,7 +319,6 @@ impl Pane for PositionTable<'_> {
         let legend_shown = room.all(1);
         let caption_shown = room.all(self.caption.len());
         let rows = 1 + room.some(shown.positions.saturating_sub(1));
-        let current = current_position(app);
         let shown_rows = window(shown.positions, rows, current.unwrap_or(0));
         let block = if shown_rows.len() < shown.positions {
             let range = format!(
@@ -396,9 +416,9 @@ fn heat_row(
 }
 
 /// The exact values of the current position's row, with a line that says what they are.
-fn value_lines(app: &App, shown: &Shown, grid: &Grid, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
-    let Some(position) = current_position(app) else {
+fn value_lines(input: &Input, shown: &Shown, grid: &Grid, width: usize) -> Vec<Line<'static>> {
+    let theme = input.theme;
+    let Some(position) = input.current else {
         return Vec::new();
     };
     let Some(row) = shown.row(position) else {
@@ -409,9 +429,9 @@ fn value_lines(app: &App, shown: &Shown, grid: &Grid, width: usize) -> Vec<Line<
         return vec![Line::styled(fit(&text, width), theme.warning())];
     };
     // The map is already a strip: a wide row's exact values are a window, scrolled by [ and ].
-    let wide = is_wide(shown.dims).then(|| WideStyle {
+    let wide = is_wide(shown.dims).then_some(WideStyle {
         view: WideView::Values,
-        ..app.wide_style()
+        ..input.wide_style
     });
     let mut caption = format!("exact values at position {position} (the ▶ row)");
     if let Some(style) = wide {
@@ -436,4 +456,82 @@ fn value_lines(app: &App, shown: &Shown, grid: &Grid, width: usize) -> Vec<Line<
         lines.push(Line::from(spans));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::tables::weights::DEFAULT_SEED;
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
+    use crate::view_state::WideView;
+
+    fn input(model: &EmbeddingModel, scheme: PositionScheme, current: usize) -> Input<'_> {
+        Input {
+            model,
+            scheme,
+            overlay: true,
+            current: Some(current),
+            last_position: 4,
+            position_scale: None,
+            wide_style: WideStyle {
+                view: WideView::Strip,
+                first_dim: 0,
+                scale: 1.0,
+            },
+            generating: None,
+            theme: Theme::new(false),
+        }
+    }
+
+    #[test]
+    fn the_learned_table_marks_the_current_position_and_gives_its_exact_values() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let pane = build(input(&model, PositionScheme::Learned, 2), 60);
+        assert_eq!(pane.height(), 2 + pane.caption.len() + 1 + 16 + 1 + 2);
+        insta::assert_snapshot!(screen(&pane, 60, 25).join("\n"));
+    }
+
+    #[test]
+    fn a_short_pane_keeps_the_current_row_and_its_values_before_the_other_rows() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let pane = build(input(&model, PositionScheme::Learned, 9), 60);
+        let lines = screen(&pane, 60, 8);
+        let text = lines.join("\n");
+        // The header, the ▶ row and one above it, the legend and the two value lines: the
+        // caption gives way first.
+        assert!(lines[1].contains("pos"), "{text}");
+        assert!(lines[3].starts_with("│▶   9 "), "{text}");
+        assert!(
+            text.contains("exact values at position 9 (the ▶ row)"),
+            "{text}"
+        );
+        assert!(text.contains("positions 8–9 of 16"), "{text}");
+    }
+
+    #[test]
+    fn rope_has_no_table_and_the_sinusoidal_one_stands_in_for_contrast() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let pane = build(input(&model, PositionScheme::Rope, 0), 100);
+        let lines = screen(&pane, 100, 30);
+        assert!(
+            lines[0].contains("Position table · sinusoidal · RoPE adds none"),
+            "{lines:?}"
+        );
+        assert!(lines[1].contains("RoPE adds no vectors"), "{lines:?}");
+        // Positions off: the caption says the table is not added now.
+        let off = Input {
+            overlay: false,
+            ..input(&model, PositionScheme::Sinusoidal, 0)
+        };
+        let text = screen(&build(off, 100), 100, 30).join("\n");
+        assert!(text.contains("ones. Not added now: p"), "{text}");
+        // Beyond the learned table, the pane says there is no row.
+        let beyond = build(input(&model, PositionScheme::Learned, 20), 60);
+        let text = screen(&beyond, 60, 25).join("\n");
+        assert!(
+            text.contains("position 20 is beyond the context length 16"),
+            "{text}"
+        );
+    }
 }
