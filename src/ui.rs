@@ -32,6 +32,8 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 use crate::action::{Action, Scope, key_name};
 use crate::app::App;
 use crate::app::settings::ROOMY_COLUMNS;
+use crate::core::text::sentence::Unread;
+use crate::core::text::tokenizer::TextTokenizer;
 use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::Theme;
 use crate::view_state::Detail;
@@ -44,6 +46,9 @@ pub const MIN_HEIGHT: u16 = 16;
 
 /// Rows the stacked matrix keeps before the lookups may take more: a header and five rows.
 const MATRIX_MIN_HEIGHT: usize = 8;
+
+/// Rows the note above the tokens keeps on a short terminal; the readout holds it whole.
+const NOTE_SHORT_ROWS: usize = 2;
 
 /// Rows the lesson panel takes at the bottom.
 const LESSON_HEIGHT: u16 = 11;
@@ -95,10 +100,13 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         (true, false) => 3,
         (false, _) => 4,
     };
-    // Above the tokens, why typed text is read as ids, when it is.
+    // Above the tokens, why typed text is read as ids, when it is: on a short terminal cut to
+    // a few rows, so the matrix keeps the row the readout speaks of.
+    let note_rows = if short { NOTE_SHORT_ROWS } else { usize::MAX };
+    let strip = tokens::build(tokens_input(app), area.width, note_rows);
     let tokens_height = match tokens_height {
         0 => 0,
-        height => height + tokens::note_height(app, area.width),
+        height => height + strip.note_height(),
     };
     let input_height = if app.compare().is_some() { 4 } else { 3 };
     let layout = Layout::vertical([
@@ -146,7 +154,7 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         Constraint::Fill(1),
     ]));
     input::render(app, input_area, buf, hits);
-    tokens::render(app, tokens_area, buf, hits);
+    strip.render(tokens_area, buf, hits);
     body.render(body_area, buf, hits);
     match lesson {
         Some(lesson) => render_lesson(app, lesson, readout_area, short, buf, hits),
@@ -404,6 +412,33 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
     }
 }
 
+/// What the token strip reads.
+fn tokens_input(app: &App) -> tokens::Input<'_> {
+    let ids = if lesson::hides_answers(app) {
+        tokens::Ids::Hidden
+    } else if lesson::hides_copies(app) {
+        tokens::Ids::CurrentOnly
+    } else {
+        tokens::Ids::Shown
+    };
+    tokens::Input {
+        tokens: app.tokens(),
+        step: app.step(),
+        count: app
+            .unread()
+            .map_or_else(|| app.tokens().len().to_string(), Unread::note),
+        vocabulary: app.model().label(),
+        ids,
+        note: app.ids_only_note(),
+        reading: app
+            .model()
+            .tokenizer()
+            .filter(|_| app.reading_tokenizer())
+            .map(TextTokenizer::vocab_size),
+        theme: app.theme(),
+    }
+}
+
 /// What the matrix pane reads: during a lesson question no row is marked, as the marks would
 /// answer it (two copies, one marked row).
 fn matrix_input(app: &App) -> matrix::Input<'_> {
@@ -513,6 +548,11 @@ fn with_range<'a>(
 ) -> Block<'a> {
     if shown.len() >= total {
         return block;
+    }
+    // A pane with no room for one item claims none.
+    if shown.is_empty() {
+        let none = format!(" none of {total} {what} shown ");
+        return block.title_bottom(Line::styled(none, theme.muted()).right_aligned());
     }
     let range = format!(
         " {what} {}–{} of {total} ",

@@ -101,9 +101,21 @@ impl Pane for Hidden<'_> {
 /// A pane drawn alone into a `width`×`height` buffer, as the rows of text on screen.
 #[cfg(test)]
 pub(super) fn screen(pane: &dyn Pane, width: u16, height: u16) -> Vec<String> {
+    drawn(width, height, |area, buf, hits| {
+        pane.render(area, buf, hits);
+    })
+}
+
+/// What `draw` draws into a `width`×`height` buffer, as the rows of text on screen.
+#[cfg(test)]
+pub(super) fn drawn(
+    width: u16,
+    height: u16,
+    draw: impl FnOnce(Rect, &mut Buffer, &mut HitMap),
+) -> Vec<String> {
     let area = Rect::new(0, 0, width, height);
     let mut buf = Buffer::empty(area);
-    pane.render(area, &mut buf, &mut HitMap::default());
+    draw(area, &mut buf, &mut HitMap::default());
     (0..height)
         .map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect::<String>())
         .collect()
