@@ -30,8 +30,8 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
 use crate::action::{Action, Scope, key_name};
-use crate::app::App;
 use crate::app::settings::ROOMY_COLUMNS;
+use crate::app::{App, RealLayer};
 use crate::core::text::sentence::Unread;
 use crate::core::text::tokenizer::TextTokenizer;
 use crate::hit_map::{HitMap, Scrollable, Target};
@@ -276,6 +276,37 @@ fn position_table_input(app: &App) -> position_table::Input<'_> {
     }
 }
 
+/// What compare mode's pane reads: the outputs table's too, while attention is the open pane.
+fn compare_input(app: &App) -> compare::Input<'_> {
+    let layer0 = match app.real_layer() {
+        RealLayer::Open(layer) => Some((layer.as_ref(), app.real_comparison())),
+        RealLayer::Unavailable(_) | RealLayer::None => None,
+    };
+    let outputs = (app.detail() == Detail::Attention).then(|| compare_outputs::Input {
+        layer0: layer0.map(|(layer, pair)| compare_outputs::Layer0Outputs {
+            heads: layer.heads(),
+            choice: app.compare_head(),
+            pair,
+        }),
+        mask: app.mask(),
+        comparison: app.comparison(),
+        wide_style: app.wide_style(),
+        theme: app.theme(),
+    });
+    compare::Input {
+        comparison: app.comparison(),
+        layer0,
+        mask: app.mask(),
+        outputs,
+        keys: app.lesson().is_none(),
+        scheme: app.active_scheme(),
+        overlay: app.overlay(),
+        step: app.step(),
+        wide_style: app.wide_style(),
+        theme: app.theme(),
+    }
+}
+
 /// Empties an area for a pane drawn over others, leaving the theme's background in it.
 fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
     Clear.render(area, buf);
@@ -403,7 +434,7 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
     }
     match app.detail() {
         Detail::Picture => Box::new(picture::build(scene(app), width)),
-        _ if comparing => Box::new(compare::build(app, width)),
+        _ if comparing => Box::new(compare::build(compare_input(app), width)),
         Detail::Lookups => Box::new(lookups::build(app, width)),
         Detail::Attention => Box::new(attention::build(app, width)),
         Detail::Similarity => Box::new(similarity::build(app, width)),

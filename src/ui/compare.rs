@@ -13,22 +13,52 @@ use super::room::Room;
 use super::text::{display_width, pad};
 use super::vector::{VALUE_WIDTH, format_value, is_wide, values_per_line, wide_line};
 use crate::action::{Action, fill_keys, key};
-use crate::app::{App, RealLayer};
+use crate::core::analysis::attention::Mask;
 use crate::core::analysis::compare::{Comparison, Wording};
+use crate::core::analysis::layer0::Layer0;
 use crate::core::explain::claim::Verdict;
-use crate::core::explain::layer0::OwnPositions;
+use crate::core::explain::layer0::{OwnPositions, SentencePair};
 use crate::core::explain::verdict::VectorMatch;
+use crate::core::tables::positional::PositionScheme;
 use crate::hit_map::{HitMap, Target};
 use crate::theme::Theme;
-use crate::view_state::Detail;
+use crate::view_state::{Detail, WideStyle};
 
 /// Columns of a token's label: marker, position, text, id, partner.
 const LABEL_WIDTH: usize = 27;
 
+/// What compare mode's pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// Both sentences compared with the seeded head, or why they are not.
+    pub(super) comparison: Result<&'a Comparison, &'a str>,
+    /// The model's own layer 0, when the model has one, and its run on both sentences:
+    /// `None` while it is computed, or why it cannot run.
+    pub(super) layer0: Option<(&'a Layer0, Option<Result<&'a SentencePair, &'a str>>)>,
+    /// The seeded head's mask.
+    pub(super) mask: Mask,
+    /// The outputs table's input, when each word's attention output is shown instead of the
+    /// vectors.
+    pub(super) outputs: Option<compare_outputs::Input<'a>>,
+    /// Whether the title says the keys (a lesson says them in its own bar).
+    pub(super) keys: bool,
+    /// The position scheme acting now (`None` while positions are off).
+    pub(super) scheme: PositionScheme,
+    /// Whether positions are on.
+    pub(super) overlay: bool,
+    /// The explorer's current word in A.
+    pub(super) step: usize,
+    /// How wide vectors are drawn.
+    pub(super) wide_style: WideStyle,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
 /// Compare mode's pane at a width: its title, and the findings or what stands in for them,
 /// built once; the sentences' rows are drawn to the room they get.
 pub(super) struct Compare<'a> {
-    app: &'a App,
+    step: usize,
+    wide_style: WideStyle,
+    theme: Theme,
     title: String,
     body: Body<'a>,
     /// Each word's attention output in A and B, when they are shown instead of the vectors.
@@ -48,14 +78,14 @@ enum Body<'a> {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
-    let theme = app.theme();
-    let mask = match (app.real_layer(), app.mask()) {
-        (RealLayer::Open(_), _) => "the model's own layer 0",
-        (_, crate::core::analysis::attention::Mask::None) => "unmasked attention",
-        (_, crate::core::analysis::attention::Mask::Causal) => "causal attention",
+pub(super) fn build(input: Input<'_>, width: u16) -> Compare<'_> {
+    let theme = input.theme;
+    let mask = match (input.layer0, input.mask) {
+        (Some(_), _) => "the model's own layer 0",
+        (None, Mask::None) => "unmasked attention",
+        (None, Mask::Causal) => "causal attention",
     };
-    let outputs = (app.detail() == Detail::Attention).then(|| compare_outputs::build(app));
+    let outputs = input.outputs.as_ref().map(compare_outputs::build);
     let shown = match &outputs {
         Some(table) => format!("outputs, {}", table.source),
         None => mask.to_owned(),
@@ -72,21 +102,17 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
     let leave = format!("{} leaves", key(&Action::ToggleCompare));
     let inner = width.saturating_sub(2).max(1);
     // The lesson arranges the panes itself: its keys are in its own bar.
-    let keys: &[&str] = if app.lesson().is_some() {
-        &[]
-    } else {
-        &[&switch, &leave]
-    };
-    let positions = positions_name(app);
+    let keys: &[&str] = if input.keys { &[&switch, &leave] } else { &[] };
+    let positions = positions_name(input.scheme);
     let parts: Vec<&str> = ["Compare", &positions, &shown]
         .into_iter()
         .chain(keys.iter().copied())
         .collect();
     let title = super::text::title_of(&parts, usize::from(inner));
-    let body = match app.comparison() {
+    let body = match input.comparison {
         Ok(comparison) => Body::Comparison {
             comparison,
-            findings: prioritised_summary(app, comparison, outputs.as_ref())
+            findings: prioritised_summary(&input, comparison, outputs.as_ref())
                 .into_iter()
                 .map(|(priority, line)| {
                     let rows = wrapped_rows(&line, inner);
@@ -110,7 +136,9 @@ pub(super) fn build(app: &App, width: u16) -> Compare<'_> {
         }
     };
     Compare {
-        app,
+        step: input.step,
+        wide_style: input.wide_style,
+        theme,
         title,
         body,
         outputs,
@@ -145,8 +173,7 @@ impl Pane for Compare<'_> {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
-        let app = self.app;
-        let theme = app.theme();
+        let theme = self.theme;
         let block = super::pane(self.title.clone(), false, theme);
         let inner = block.inner(area);
         block.render(area, buf);
@@ -178,12 +205,12 @@ impl Pane for Compare<'_> {
         ]));
         if let Some(table) = &self.outputs {
             let room = usize::from(columns.height);
-            Paragraph::new(table.lines(app, columns.width, room)).render(columns, buf);
+            Paragraph::new(table.lines(columns.width, room)).render(columns, buf);
         } else {
             let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
             let room = usize::from(columns.height);
             for (index, column) in [left, right].into_iter().enumerate() {
-                let mut lines = sentence_lines(app, comparison, index, column.width);
+                let mut lines = self.sentence_lines(comparison, index, column.width);
                 // Tokens that do not fit are counted, never cut silently.
                 if lines.len() > room && room >= 2 {
                     let left_out = lines.len() - (room - 1);
@@ -294,128 +321,129 @@ fn fitted(
     kept
 }
 
-fn positions_name(app: &App) -> String {
-    match app.active_scheme() {
-        crate::core::tables::positional::PositionScheme::None => "no positions".to_owned(),
+fn positions_name(scheme: PositionScheme) -> String {
+    match scheme {
+        PositionScheme::None => "no positions".to_owned(),
         scheme => format!("{scheme} positions"),
     }
 }
 
-/// One sentence as a column: a header, then each token with its vector and its partner.
-fn sentence_lines(
-    app: &App,
-    comparison: &Comparison,
-    index: usize,
-    width: u16,
-) -> Vec<Line<'static>> {
-    let theme = app.theme();
-    let sentence = &comparison.sentences[index];
-    let name = if index == 0 { "A" } else { "B" };
-    let other = if index == 0 { "B" } else { "A" };
-    let mut header = vec![Span::styled(format!("{name}: "), theme.title())];
-    if sentence.left_out() > 0 {
-        header.push(Span::styled(
-            format!(
-                "first {} of {} tokens · ",
-                sentence.lookups.len(),
-                sentence.count_words()
-            ),
-            theme.warning(),
-        ));
-    }
-    // The header shows one line of the sentence, ending in … when there is more; a pasted
-    // book needs no more than that. The column's last cell stays blank, apart from B's.
-    let used: usize = header.iter().map(Span::width).sum();
-    let room = usize::from(width).saturating_sub(used + 1);
-    let first_line: String = sentence.text.chars().take(room + 1).collect();
-    let shown = super::text::fit(&first_line, room);
-    header.push(Span::styled(shown, theme.title()));
-    let mut lines = vec![Line::from(header)];
-    // Numbers rather than strips whenever they fit: the ids (also in the token strip) and
-    // padding give way first.
-    let dims = sentence
-        .lookups
-        .iter()
-        .find_map(|lookup| lookup.input_vector.as_ref().map(ndarray::ArrayBase::len))
-        .unwrap_or(0);
-    let text_width = comparison
-        .sentences
-        .iter()
-        .flat_map(|sentence| &sentence.lookups)
-        .map(|lookup| display_width(&lookup.token.text))
-        .max()
-        .unwrap_or(0)
-        .clamp(3, 7);
-    let compact_label = 1 + 3 + text_width + 1 + 4;
-    let show_id = usize::from(width).saturating_sub(LABEL_WIDTH + 1) >= dims * VALUE_WIDTH
-        || usize::from(width).saturating_sub(compact_label) < dims * VALUE_WIDTH;
-    let values = if show_id {
-        usize::from(width).saturating_sub(LABEL_WIDTH + 1)
-    } else {
-        usize::from(width).saturating_sub(compact_label)
-    };
-    for (position, lookup) in sentence.lookups.iter().enumerate() {
-        let word = comparison.verdicts.words.iter().find(|word| match index {
-            0 => word.a == position,
-            _ => word.b == position,
-        });
-        let partner = word.map(|word| if index == 0 { word.b } else { word.a });
-        // The mark speaks of the vector shown beside it: the input vector. What differs is
-        // the point, so it is bright; what stayed the same is calm.
-        let (marker, style) = match word {
-            Some(word) if word.input_vector.is_identical() => ("=", Style::new()),
-            Some(_) => ("≠", theme.used()),
-            None => ("≠", theme.warning()),
-        };
-        // The explorer's current word in A, and its twin in B, stand out (clicks step to them).
-        let current = match index {
-            0 => position == app.step(),
-            _ => word.is_some_and(|word| word.a == app.step()),
-        };
-        let style = if current { theme.current() } else { style };
-        let link = partner.map_or_else(|| format!("no {other}"), |p| format!("{other}{p}"));
-        let id = lookup
-            .token
-            .id
-            .map_or_else(|| "#?".to_owned(), |id| format!("#{id}"));
-        let label = if show_id {
-            format!(
-                "{marker} {:>2} {} {} ",
-                lookup.token.position,
-                pad(&lookup.token.text, 7),
-                pad(&id, 7)
-            )
-        } else {
-            format!(
-                "{marker}{:>2} {} ",
-                lookup.token.position,
-                pad(&lookup.token.text, text_width)
-            )
-        };
-        let mut spans = vec![Span::styled(label, style)];
-        let link = if show_id {
-            format!("{} ", pad(&link, 4))
-        } else {
-            pad(&link, 4)
-        };
-        spans.push(Span::styled(link, theme.muted()));
-        if let Some(vector) = lookup.input_vector.as_ref() {
-            spans.extend(vector_spans(app, vector.view(), values, theme));
+impl Compare<'_> {
+    /// One sentence as a column: a header, then each token with its vector and its partner.
+    fn sentence_lines(
+        &self,
+        comparison: &Comparison,
+        index: usize,
+        width: u16,
+    ) -> Vec<Line<'static>> {
+        let theme = self.theme;
+        let sentence = &comparison.sentences[index];
+        let name = if index == 0 { "A" } else { "B" };
+        let other = if index == 0 { "B" } else { "A" };
+        let mut header = vec![Span::styled(format!("{name}: "), theme.title())];
+        if sentence.left_out() > 0 {
+            header.push(Span::styled(
+                format!(
+                    "first {} of {} tokens · ",
+                    sentence.lookups.len(),
+                    sentence.count_words()
+                ),
+                theme.warning(),
+            ));
         }
-        lines.push(Line::from(spans));
+        // The header shows one line of the sentence, ending in … when there is more; a pasted
+        // book needs no more than that. The column's last cell stays blank, apart from B's.
+        let used: usize = header.iter().map(Span::width).sum();
+        let room = usize::from(width).saturating_sub(used + 1);
+        let first_line: String = sentence.text.chars().take(room + 1).collect();
+        let shown = super::text::fit(&first_line, room);
+        header.push(Span::styled(shown, theme.title()));
+        let mut lines = vec![Line::from(header)];
+        // Numbers rather than strips whenever they fit: the ids (also in the token strip) and
+        // padding give way first.
+        let dims = sentence
+            .lookups
+            .iter()
+            .find_map(|lookup| lookup.input_vector.as_ref().map(ndarray::ArrayBase::len))
+            .unwrap_or(0);
+        let text_width = comparison
+            .sentences
+            .iter()
+            .flat_map(|sentence| &sentence.lookups)
+            .map(|lookup| display_width(&lookup.token.text))
+            .max()
+            .unwrap_or(0)
+            .clamp(3, 7);
+        let compact_label = 1 + 3 + text_width + 1 + 4;
+        let show_id = usize::from(width).saturating_sub(LABEL_WIDTH + 1) >= dims * VALUE_WIDTH
+            || usize::from(width).saturating_sub(compact_label) < dims * VALUE_WIDTH;
+        let values = if show_id {
+            usize::from(width).saturating_sub(LABEL_WIDTH + 1)
+        } else {
+            usize::from(width).saturating_sub(compact_label)
+        };
+        for (position, lookup) in sentence.lookups.iter().enumerate() {
+            let word = comparison.verdicts.words.iter().find(|word| match index {
+                0 => word.a == position,
+                _ => word.b == position,
+            });
+            let partner = word.map(|word| if index == 0 { word.b } else { word.a });
+            // The mark speaks of the vector shown beside it: the input vector. What differs is
+            // the point, so it is bright; what stayed the same is calm.
+            let (marker, style) = match word {
+                Some(word) if word.input_vector.is_identical() => ("=", Style::new()),
+                Some(_) => ("≠", theme.used()),
+                None => ("≠", theme.warning()),
+            };
+            // The explorer's current word in A, and its twin in B, stand out (clicks step to them).
+            let current = match index {
+                0 => position == self.step,
+                _ => word.is_some_and(|word| word.a == self.step),
+            };
+            let style = if current { theme.current() } else { style };
+            let link = partner.map_or_else(|| format!("no {other}"), |p| format!("{other}{p}"));
+            let id = lookup
+                .token
+                .id
+                .map_or_else(|| "#?".to_owned(), |id| format!("#{id}"));
+            let label = if show_id {
+                format!(
+                    "{marker} {:>2} {} {} ",
+                    lookup.token.position,
+                    pad(&lookup.token.text, 7),
+                    pad(&id, 7)
+                )
+            } else {
+                format!(
+                    "{marker}{:>2} {} ",
+                    lookup.token.position,
+                    pad(&lookup.token.text, text_width)
+                )
+            };
+            let mut spans = vec![Span::styled(label, style)];
+            let link = if show_id {
+                format!("{} ", pad(&link, 4))
+            } else {
+                pad(&link, 4)
+            };
+            spans.push(Span::styled(link, theme.muted()));
+            if let Some(vector) = lookup.input_vector.as_ref() {
+                spans.extend(vector_spans(self.wide_style, vector.view(), values, theme));
+            }
+            lines.push(Line::from(spans));
+        }
+        lines
     }
-    lines
 }
 
 fn vector_spans(
-    app: &App,
+    style: WideStyle,
     vector: ArrayView1<f32>,
     width: usize,
     theme: Theme,
 ) -> Vec<Span<'static>> {
     if is_wide(vector.len()) || vector.len() > values_per_line(width) {
-        let style = app.wide_style();
-        let strip = super::vector::WideStyle {
+        let strip = WideStyle {
             view: super::vector::WideView::Strip,
             ..style
         };
@@ -434,11 +462,11 @@ type Priority = u8;
 /// then attention's verdict (what the lesson's word-order steps point at), the input and token
 /// vectors, any words looked up under different ids, the mean, and last the explanations.
 fn prioritised_summary(
-    app: &App,
+    input: &Input,
     comparison: &Comparison,
     outputs: Option<&OutputsTable>,
 ) -> Vec<(Priority, Line<'static>)> {
-    let theme = app.theme();
+    let theme = input.theme;
     let verdicts = &comparison.verdicts;
     let [a, _] = &comparison.sentences;
     let different = theme.warning().add_modifier(Modifier::REVERSED);
@@ -471,7 +499,7 @@ fn prioritised_summary(
     if let Some(sentence) = verdicts.input_sentence(comparison.scheme) {
         lines.push((2, Line::raw(sentence)));
     }
-    let real = real_layer_line(app, theme);
+    let real = real_layer_line(input);
     let seeded = real.is_none();
     if let Some(line) = real {
         lines.push((1, line));
@@ -536,11 +564,10 @@ fn prioritised_summary(
 
 /// The model's own layer 0 on both sentences, when the model has one: its verdict, computed
 /// in `core::explain::claim`.
-fn real_layer_line(app: &App, theme: Theme) -> Option<Line<'static>> {
-    let RealLayer::Open(layer) = app.real_layer() else {
-        return None;
-    };
-    let (text, style) = match app.real_comparison() {
+fn real_layer_line(input: &Input) -> Option<Line<'static>> {
+    let theme = input.theme;
+    let (layer, pair) = input.layer0?;
+    let (text, style) = match pair {
         None => (
             "The model's own layer 0: computing both sentences…".to_owned(),
             theme.muted(),
@@ -562,7 +589,7 @@ fn real_layer_line(app: &App, theme: Theme) -> Option<Line<'static>> {
                 .into_iter()
                 .flat_map(char::to_uppercase)
                 .collect();
-            let note = OwnPositions::of(layer.rope().is_some(), app.active_scheme(), app.overlay())
+            let note = OwnPositions::of(layer.rope().is_some(), input.scheme, input.overlay)
                 .map(|own| format!(" {}", fill_keys(&own.sentence())))
                 .unwrap_or_default();
             (
@@ -603,4 +630,81 @@ fn preview(vector: ArrayView1<f32>) -> String {
         .collect();
     let more = if vector.len() > 4 { " …" } else { "" };
     format!("{}{more}", shown.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::compare::{DEFAULT_PAIR_SEED, compare};
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
+    use crate::view_state::WideView;
+
+    fn comparison(scheme: PositionScheme) -> Comparison {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let (a, b) = DEFAULT_PAIR_SEED;
+        compare(&model, a, b, scheme, Mask::None, DEFAULT_SEED).unwrap()
+    }
+
+    fn input<'a>(comparison: Result<&'a Comparison, &'a str>, scheme: PositionScheme) -> Input<'a> {
+        let wide_style = WideStyle {
+            view: WideView::Strip,
+            first_dim: 0,
+            scale: 1.0,
+        };
+        Input {
+            comparison,
+            layer0: None,
+            mask: Mask::None,
+            outputs: None,
+            keys: true,
+            scheme,
+            overlay: scheme != PositionScheme::None,
+            step: 0,
+            wide_style,
+            theme: Theme::new(false),
+        }
+    }
+
+    #[test]
+    fn both_orders_side_by_side_with_their_findings() {
+        let comparison = comparison(PositionScheme::None);
+        let pane = build(input(Ok(&comparison), PositionScheme::None), 100);
+        let height = u16::try_from(pane.height()).unwrap();
+        insta::assert_snapshot!(screen(&pane, 100, height).join("\n"));
+    }
+
+    #[test]
+    fn a_short_pane_keeps_the_verdicts_and_counts_what_it_leaves_out() {
+        let comparison = comparison(PositionScheme::Learned);
+        let pane = build(input(Ok(&comparison), PositionScheme::Learned), 78);
+        let lines = screen(&pane, 78, 12);
+        let text = lines.join("\n");
+        assert!(lines[0].contains("Compare · learned positions"), "{text}");
+        assert!(text.contains("DIFFERENT INPUT VECTORS"), "{text}");
+        assert!(
+            lines[10].contains("more findings: a taller terminal shows them"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_click_on_a_word_of_b_steps_to_its_twin_in_a() {
+        let comparison = comparison(PositionScheme::None);
+        let pane = build(input(Ok(&comparison), PositionScheme::None), 100);
+        let area = Rect::new(0, 0, 100, 20);
+        let mut hits = HitMap::default();
+        pane.render(area, &mut Buffer::empty(area), &mut hits);
+        // 'man' is B's first word (row 2: border, header) and A's last.
+        assert_eq!(hits.click_at(60, 2), Some(&Target::Token(2)));
+        assert_eq!(hits.click_at(10, 2), Some(&Target::Token(0)));
+    }
+
+    #[test]
+    fn with_nothing_to_compare_the_pane_says_what_to_type() {
+        let pane = build(input(Err(""), PositionScheme::None), 60);
+        let text = screen(&pane, 60, 5).join("\n");
+        assert!(text.contains("Type two sentences to compare"), "{text}");
+    }
 }

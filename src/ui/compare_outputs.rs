@@ -9,9 +9,9 @@ use ratatui::text::{Line, Span};
 
 use super::text::{display_width, fit, pad, pad_left};
 use super::vector::{VALUE_WIDTH, WideStyle, WideView, format_value, typical_size, wide_line};
-use crate::app::{App, RealLayer};
 use crate::core::analysis::attention::Mask;
-use crate::core::analysis::compare::{OutputRow, output_rows};
+use crate::core::analysis::compare::{Comparison, OutputRow, output_rows};
+use crate::core::explain::layer0::SentencePair;
 use crate::core::explain::verdict::VectorMatch;
 use crate::theme::Theme;
 use crate::view_state::HeadChoice;
@@ -25,11 +25,37 @@ const SHORT_DELTA_WIDTH: usize = 8;
 /// The widest a token's text may be in the table.
 const TEXT_WIDTH_LIMIT: usize = 7;
 
+/// What the outputs table reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The model's own layer 0, when the model has one: it stands in for the seeded head.
+    pub(super) layer0: Option<Layer0Outputs<'a>>,
+    /// The seeded head's mask.
+    pub(super) mask: Mask,
+    /// The seeded head's comparison of both sentences, or why there is none.
+    pub(super) comparison: Result<&'a Comparison, &'a str>,
+    /// How wide vectors are drawn: a strip, or a window of values.
+    pub(super) wide_style: WideStyle,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
+/// The model's own layer 0 on both sentences.
+pub(super) struct Layer0Outputs<'a> {
+    /// Its heads.
+    pub(super) heads: usize,
+    /// All heads' outputs, or one head's.
+    pub(super) choice: HeadChoice,
+    /// Its run on both sentences: `None` while it is computed, or why it cannot run.
+    pub(super) pair: Option<Result<&'a SentencePair, &'a str>>,
+}
+
 /// The outputs table, built once a frame: what it shows, and its rows or why there are none.
 pub(super) struct OutputsTable<'a> {
     /// Whose outputs these are, for the pane's title: `seeded head`, `layer 0, head 1 of 4`.
     pub(super) source: String,
     body: Result<Table<'a>, Line<'static>>,
+    wide_style: WideStyle,
+    theme: Theme,
 }
 
 /// Both sentences' outputs and the rows that pair them.
@@ -67,16 +93,31 @@ struct Layout {
 }
 
 /// The outputs table for the comparison compare mode shows.
-pub(super) fn build(app: &App) -> OutputsTable<'_> {
-    let theme = app.theme();
-    if let RealLayer::Open(layer) = app.real_layer() {
-        let heads = layer.heads();
-        let choice = app.compare_head();
+pub(super) fn build<'a>(input: &Input<'a>) -> OutputsTable<'a> {
+    let Input {
+        ref layer0,
+        mask,
+        comparison,
+        wide_style,
+        theme,
+    } = *input;
+    let table = |source, body| OutputsTable {
+        source,
+        body,
+        wide_style,
+        theme,
+    };
+    if let Some(Layer0Outputs {
+        heads,
+        choice,
+        pair,
+    }) = *layer0
+    {
         let source = match choice {
             HeadChoice::AllHeads => format!("layer 0, all {heads} heads"),
             HeadChoice::Head(head) => format!("layer 0, head {head} of {heads}"),
         };
-        let body = match app.real_comparison() {
+        let body = match pair {
             None => Err(Line::styled(
                 "The model's own layer 0: computing both sentences…",
                 theme.muted(),
@@ -97,14 +138,14 @@ pub(super) fn build(app: &App) -> OutputsTable<'_> {
                 ))
             }
         };
-        return OutputsTable { source, body };
+        return table(source, body);
     }
-    let source = match app.mask() {
+    let source = match mask {
         Mask::None => "seeded head",
         Mask::Causal => "causal seeded head",
     }
     .to_owned();
-    let body = match app.comparison() {
+    let body = match comparison {
         Ok(comparison) => {
             let texts = comparison.sentences.each_ref().map(|sentence| {
                 sentence
@@ -125,7 +166,7 @@ pub(super) fn build(app: &App) -> OutputsTable<'_> {
         }
         Err(why) => Err(Line::styled(why.to_owned(), theme.warning())),
     };
-    OutputsTable { source, body }
+    table(source, body)
 }
 
 impl<'a> Table<'a> {
@@ -264,14 +305,14 @@ fn column_title(name: &str, values: Values, dims: usize) -> String {
 impl OutputsTable<'_> {
     /// The table's lines at `width`: a header, then one line a word. Rows past `room` lines
     /// give way to a last line that says how many are left out.
-    pub(super) fn lines(&self, app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
-        let theme = app.theme();
+    pub(super) fn lines(&self, width: u16, room: usize) -> Vec<Line<'static>> {
+        let theme = self.theme;
         let table = match &self.body {
             Ok(table) => table,
             Err(message) => return vec![message.clone()],
         };
         let width = usize::from(width);
-        let style = app.wide_style();
+        let style = self.wide_style;
         let layout = table.layout(width, style.view, style.first_dim);
         let mut lines = vec![header(&layout, table.dims(), width, theme)];
         let room = room.max(2);
@@ -413,6 +454,83 @@ fn vector_spans(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::analysis::compare::{DEFAULT_PAIR_SEED, compare};
+    use crate::core::tables::positional::PositionScheme;
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+
+    fn input<'a>(comparison: Result<&'a Comparison, &'a str>) -> Input<'a> {
+        Input {
+            layer0: None,
+            mask: Mask::None,
+            comparison,
+            wide_style: WideStyle {
+                view: WideView::Strip,
+                first_dim: 0,
+                scale: 1.0,
+            },
+            theme: Theme::new(false),
+        }
+    }
+
+    fn text(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn each_word_of_a_beside_its_twin_in_b_with_their_difference() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let (a, b) = DEFAULT_PAIR_SEED;
+        let comparison = compare(
+            &model,
+            a,
+            b,
+            PositionScheme::Sinusoidal,
+            Mask::None,
+            DEFAULT_SEED,
+        )
+        .unwrap();
+        let table = build(&input(Ok(&comparison)));
+        assert_eq!(table.source, "seeded head");
+        assert_eq!(table.height(), 4);
+        insta::assert_snapshot!(text(&table.lines(78, 10)).join("\n"));
+        // Two rows of room: the header and a line that counts the words left out.
+        let short = text(&table.lines(78, 2));
+        assert_eq!(short.len(), 2, "{short:?}");
+        assert_eq!(short[1], "▼ 3 more words: a taller terminal shows them");
+    }
+
+    #[test]
+    fn the_model_s_own_layer_says_it_is_computing_or_why_it_cannot_run() {
+        let computing = Input {
+            layer0: Some(Layer0Outputs {
+                heads: 4,
+                choice: HeadChoice::Head(1),
+                pair: None,
+            }),
+            ..input(Err(""))
+        };
+        let table = build(&computing);
+        assert_eq!(table.source, "layer 0, head 1 of 4");
+        assert_eq!(
+            text(&table.lines(78, 10)),
+            ["The model's own layer 0: computing both sentences…"]
+        );
+        let refused = Input {
+            layer0: Some(Layer0Outputs {
+                heads: 4,
+                choice: HeadChoice::AllHeads,
+                pair: Some(Err("a token has no row")),
+            }),
+            ..input(Err(""))
+        };
+        let table = build(&refused);
+        assert_eq!(table.source, "layer 0, all 4 heads");
+        assert_eq!(
+            text(&table.lines(78, 10)),
+            ["The model's own layer 0 cannot run on these sentences: a token has no row."]
+        );
+    }
 
     #[test]
     fn three_numbers_fit_with_four_decimals_and_delta_in_words_at_80_columns() {
