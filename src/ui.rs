@@ -29,7 +29,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
-use crate::action::{Action, Scope, key_name};
+use crate::action::{Action, Scope, bar_entries, key_name};
 use crate::app::settings::ROOMY_COLUMNS;
 use crate::app::{App, RealLayer};
 use crate::core::text::sentence::Unread;
@@ -160,7 +160,7 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         Some(lesson) => render_lesson(app, lesson, readout_area, short, buf, hits),
         None => render_readout(app, readout_area, buf, hits),
     }
-    help::render_bar(app, bar_area, buf, hits);
+    help::render_bar(bar(app), bar_area, buf, hits);
     if let Some(overlay) = app.snippet() {
         // Over everything but the help bar, which says how to scroll, save and close it.
         let [above_bar, _] = area.layout(&Layout::vertical([
@@ -440,6 +440,20 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         Detail::Similarity => Box::new(similarity::build(app, width)),
         Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
         Detail::PositionTable => Box::new(position_table::build(position_table_input(app), width)),
+    }
+}
+
+/// What the help bar reads: the key table's entries for the scope, those the lesson says do
+/// nothing now left out.
+fn bar(app: &App) -> help::Bar<'_> {
+    let mut entries = bar_entries(app.scope());
+    entries.retain(|entry| lesson::works_now(app, &entry.action));
+    help::Bar {
+        scope: app.scope(),
+        prompt: app.prompt(),
+        status: app.status(),
+        entries,
+        theme: app.theme(),
     }
 }
 

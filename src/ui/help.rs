@@ -5,16 +5,38 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
+use super::room::Room;
 use super::text::{display_width, pad};
-use crate::action::{BarEntry, Keep, Scope, bar_entries};
-use crate::app::{App, PromptKind};
+use crate::action::{Action, BarEntry, Keep, Scope};
+use crate::app::PromptKind;
+use crate::app::prompt::Prompt;
 use crate::help::{self, COLUMN_WIDTH, HELP_WIDTH, HelpLine, KEYS_WIDTH};
 use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::Theme;
 
-pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
-    let theme = app.theme();
-    let mode = match app.scope() {
+/// What the help bar reads, made in `ui.rs`.
+pub(super) struct Bar<'a> {
+    /// Which keys are live: the bar's mode badge.
+    pub(super) scope: Scope,
+    /// The open prompt, if any.
+    pub(super) prompt: Option<&'a Prompt>,
+    /// A short answer to the key just pressed.
+    pub(super) status: Option<&'a str>,
+    /// The key table's entries for the scope that work now, in table order.
+    pub(super) entries: Vec<BarEntry>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
+pub(super) fn render_bar(bar: Bar, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
+    let Bar {
+        scope,
+        prompt,
+        status,
+        entries,
+        theme,
+    } = bar;
+    let mode = match scope {
         Scope::Input => " TYPE ",
         Scope::Help => " HELP ",
         Scope::Prompt => " FIND ",
@@ -23,7 +45,7 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer, hits: &mut Hit
         Scope::Explorer | Scope::Anywhere => " EXPLORE ",
     };
     let mut spans = vec![Span::styled(mode, theme.current()), Span::raw(" ")];
-    if let Some(prompt) = app.prompt() {
+    if let Some(prompt) = prompt {
         let question = match prompt.kind {
             PromptKind::Search => "find token: ",
             PromptKind::GoTo => "go to id: ",
@@ -32,29 +54,13 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer, hits: &mut Hit
         spans.push(Span::raw(prompt.text.clone()));
         spans.push(Span::styled("█", theme.key()));
         spans.push(Span::raw("  "));
-    } else if let Some(status) = app.status() {
+    } else if let Some(status) = status {
         spans.push(Span::styled(status.to_owned(), theme.finding()));
         spans.push(Span::raw("  "));
     }
-    // Help, quit, the lesson and attention are kept however narrow the bar; the spare entries
-    // go first, from the end, then the spacing tightens, then the useful ones go.
-    let mut entries = bar_entries(app.scope());
-    entries.retain(|entry| super::lesson::works_now(app, &entry.action));
     let lead: usize = spans.iter().map(Span::width).sum();
     let room = usize::from(area.width);
-    let mut gap = 2;
-    while lead + bar_width(&entries, gap) > room {
-        let droppable = |keep| entries.iter().rposition(|entry| entry.keep == keep);
-        if let Some(index) = droppable(Keep::Spare) {
-            entries.remove(index);
-        } else if gap == 2 {
-            gap = 1;
-        } else if let Some(index) = droppable(Keep::Useful) {
-            entries.remove(index);
-        } else {
-            break;
-        }
-    }
+    let (entries, gap) = fitted(entries, room.saturating_sub(lead), status.is_some());
     let essentials = bar_width(&entries, gap);
     if lead + essentials > room {
         // Still too wide: the status gives way, cut with a mark a space before the keys, and
@@ -91,12 +97,76 @@ pub(super) fn render_bar(app: &App, area: Rect, buf: &mut Buffer, hits: &mut Hit
     record_entries(&entries, gap, entries_area, hits);
 }
 
+/// The entries kept in `room` columns, and the spaces between them.
+///
+/// The spare entries go first, from the end, then the spacing tightens, then the useful ones
+/// go; help, quit, the lesson and attention are kept however narrow the bar, except that a
+/// status (the answer to the key just pressed, gone at the next) may push the lesson and
+/// attention out to be read whole.
+fn fitted(mut entries: Vec<BarEntry>, room: usize, status: bool) -> (Vec<BarEntry>, usize) {
+    for (gap, sure, extra) in [
+        (2, Keep::Useful, Keep::Spare),
+        (1, Keep::Always, Keep::Useful),
+    ] {
+        // Each entry takes its width and the gap after it; the last one's gap is not drawn.
+        let mut space = Room::new(room + gap);
+        if space.all(widths(&entries, gap, |entry| entry.keep >= sure).sum()) {
+            let kept = space.leading(widths(&entries, gap, |entry| entry.keep == extra));
+            keep_first(&mut entries, kept, |entry| entry.keep == extra);
+            entries.retain(|entry| entry.keep >= extra);
+            return (entries, gap);
+        }
+    }
+    entries.retain(|entry| entry.keep == Keep::Always);
+    let mut space = Room::new(room + 1);
+    if status && space.all(widths(&entries, 1, help_or_quit).sum()) {
+        let others = |entry: &BarEntry| !help_or_quit(entry);
+        let kept = space.leading(widths(&entries, 1, others));
+        keep_first(&mut entries, kept, others);
+    }
+    (entries, 1)
+}
+
+/// Whether an entry is help's or quit's, which the bar never gives up.
+fn help_or_quit(entry: &BarEntry) -> bool {
+    matches!(entry.action, Action::Quit | Action::ToggleHelp)
+}
+
+/// The columns each entry `which` picks takes, with `gap` spaces after it.
+fn widths<'a>(
+    entries: &'a [BarEntry],
+    gap: usize,
+    which: impl Fn(&BarEntry) -> bool + 'a,
+) -> impl Iterator<Item = usize> + 'a {
+    entries
+        .iter()
+        .filter(move |entry| which(entry))
+        .map(move |entry| entry_width(entry) + gap)
+}
+
+/// Keeps the first `count` of the entries `which` picks, and every entry it does not.
+fn keep_first(entries: &mut Vec<BarEntry>, count: usize, which: impl Fn(&BarEntry) -> bool) {
+    let mut seen = 0;
+    entries.retain(|entry| {
+        if !which(entry) {
+            return true;
+        }
+        seen += 1;
+        seen <= count
+    });
+}
+
+/// Columns an entry takes: its keys, a space and its words.
+fn entry_width(entry: &BarEntry) -> usize {
+    display_width(&entry.keys) + 1 + entry.words.len()
+}
+
 /// Records where each entry was drawn in `area` (as [`entry_spans`] lays them out), so a click
 /// on it takes its action; in `←/→ step` the `→` takes the other action.
 fn record_entries(entries: &[BarEntry], gap: usize, area: Rect, hits: &mut HitMap) {
     let mut x = usize::from(area.x);
     for entry in entries {
-        let width = display_width(&entry.keys) + 1 + entry.words.len();
+        let width = entry_width(entry);
         let spot = |from: usize, columns: usize| {
             let from = u16::try_from(from).unwrap_or(u16::MAX);
             let columns = u16::try_from(columns).unwrap_or(u16::MAX);
@@ -116,10 +186,7 @@ fn record_entries(entries: &[BarEntry], gap: usize, area: Rect, hits: &mut HitMa
 
 /// Columns the entries take with `gap` spaces between them (none after the last).
 fn bar_width(entries: &[BarEntry], gap: usize) -> usize {
-    let words: usize = entries
-        .iter()
-        .map(|entry| display_width(&entry.keys) + 1 + entry.words.len())
-        .sum();
+    let words: usize = entries.iter().map(entry_width).sum();
     words + gap * entries.len().saturating_sub(1)
 }
 
@@ -187,6 +254,8 @@ pub(super) fn render_overlay(overlay: &Overlay, area: Rect, buf: &mut Buffer, hi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::bar_entries;
+    use crate::ui::pane::drawn;
 
     #[test]
     fn the_overlay_covers_the_panes_and_the_wheel_scrolls_it() {
@@ -214,5 +283,40 @@ mod tests {
         };
         render_overlay(&far, area, &mut last, &mut HitMap::default());
         assert_ne!(buf, last);
+    }
+
+    fn bar_line(status: Option<&str>, width: u16) -> String {
+        let bar = Bar {
+            scope: Scope::Explorer,
+            prompt: None,
+            status,
+            entries: bar_entries(Scope::Explorer),
+            theme: Theme::new(false),
+        };
+        drawn(width, 1, |area, buf, hits| render_bar(bar, area, buf, hits)).remove(0)
+    }
+
+    #[test]
+    fn the_spare_entries_go_first_and_help_and_quit_stay() {
+        let wide = bar_line(None, 200);
+        let narrow = bar_line(None, 80);
+        assert!(wide.contains("v vocab"), "{wide}");
+        assert!(!narrow.contains("v vocab"), "{narrow}");
+        for bar in [wide, narrow, bar_line(None, 50)] {
+            assert!(bar.contains("? help") && bar.contains("q quit"), "{bar}");
+        }
+    }
+
+    #[test]
+    fn a_status_is_read_whole_at_80_columns() {
+        // What `e` says when it writes into the folder it was started in.
+        let status = "wrote fox-bites-the-fox.svg, .html, .txt";
+        let bar = bar_line(Some(status), 80);
+        assert!(bar.contains(status), "{bar}");
+        assert!(bar.contains("? help") && bar.contains("q quit"), "{bar}");
+        // Too long even beside help and quit alone: it is cut with a mark.
+        let long = format!("{status} in /tmp/embedlens-pty-export-1234");
+        let bar = bar_line(Some(&long), 80);
+        assert!(bar.contains('…') && bar.contains("q quit"), "{bar}");
     }
 }

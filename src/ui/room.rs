@@ -1,7 +1,8 @@
 //! What gives way in a short pane. A pane hands out its height piece by piece, in the order
 //! its pieces matter: each piece whole or not at all ([`Room::all`]), as many of its lines as
-//! are left ([`Room::some`]), or, for pieces ranked by a number, the most important that fit
-//! whole ([`Room::by_priority`]). Every pane that can be short of rows decides here, so the
+//! are left ([`Room::some`]), as many of a list's pieces, in order, as fit whole
+//! ([`Room::leading`]), or, for pieces ranked by a number, the most important that fit whole
+//! ([`Room::by_priority`]). Every pane that can be short of rows decides here, so the
 //! rule reads the same everywhere: what is asked first is kept first.
 
 /// Lines of a pane's height not yet given out.
@@ -37,6 +38,15 @@ impl Room {
         fits
     }
 
+    /// How many of `pieces`, taken in order, are given whole: the first that does not fit
+    /// stops the rest, so what is kept is always a list's beginning.
+    pub fn leading(&mut self, pieces: impl IntoIterator<Item = usize>) -> usize {
+        pieces
+            .into_iter()
+            .take_while(|&wanted| self.all(wanted))
+            .count()
+    }
+
     /// Which pieces are kept, each given whole or not at all: a piece is its priority (lower
     /// matters more) and its lines, asked in order of priority and, among equals, in reading
     /// order; the answer is in reading order.
@@ -63,6 +73,14 @@ mod tests {
         assert!(room.all(3));
         assert_eq!(room.some(1), 0);
         assert_eq!(room.left(), 0);
+    }
+
+    #[test]
+    fn a_lists_beginning_is_kept_up_to_the_first_piece_that_does_not_fit() {
+        let mut room = Room::new(6);
+        // The third piece does not fit; the fourth would, but a list keeps its beginning.
+        assert_eq!(room.leading([2, 3, 4, 1]), 2);
+        assert_eq!(room.left(), 1);
     }
 
     #[test]
