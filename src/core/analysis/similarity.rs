@@ -246,9 +246,11 @@ impl Eq for Candidate {}
 ///
 /// A bfloat16 row is widened as it goes (a bfloat16 is the top half of a float32: widening is
 /// exact), with the same sums in the same order, so the same bits as the widened row gives; no
-/// row buffer is filled first. With AVX-512 or AVX2 the same arithmetic is compiled for their
-/// wider registers: the same operations in the same order lane by lane (no fused multiply-add),
-/// so the same bits on every machine.
+/// row buffer is filled first. With AVX-512 or AVX2 the same arithmetic is written in their
+/// instructions, the widening done in registers: the same operations in the same order lane
+/// by lane (no fused multiply-add), so the same bits on every machine. (Left to the compiler,
+/// the AVX-512 copy of the portable loop passed every widened chunk through the stack and
+/// took twice as long.)
 fn dot_and_norm_squared(query: &[f64], row: StoredRow) -> (f64, f64) {
     with_features!(
         ["avx512f", "avx512bw"] => dot_and_norm_squared_avx512(query, row),
@@ -257,60 +259,162 @@ fn dot_and_norm_squared(query: &[f64], row: StoredRow) -> (f64, f64) {
     )
 }
 
-/// [`dot_and_norm_squared`] compiled for AVX-512: the sixteen f64 running sums fill two of
-/// its registers.
+/// [`dot_and_norm_squared`] in AVX-512 instructions: the sixteen f64 running sums fill two
+/// registers for the dot product and two for the squares, and each chunk of sixteen numbers
+/// is widened in registers (bfloat16 → float32 is a shift, float32 → f64 exact), multiplied
+/// and added lane by lane exactly as [`Lanes::add_widened`] and [`Lanes::add`] do (a multiply,
+/// then an add: no fused multiply-add), so the same bits. A last, shorter chunk goes through
+/// [`Lanes`] itself.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn dot_and_norm_squared_avx512(query: &[f64], row: StoredRow) -> (f64, f64) {
-    dot_and_norm_squared_portable(query, row)
-}
-
-/// [`dot_and_norm_squared`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn dot_and_norm_squared_avx2(query: &[f64], row: StoredRow) -> (f64, f64) {
-    dot_and_norm_squared_portable(query, row)
-}
-
-/// [`dot_and_norm_squared`] in plain Rust, inlined into each caller so that the AVX-512 and
-/// AVX2 copies are vectorised for them.
 #[expect(
-    clippy::inline_always,
-    reason = "the AVX2 copy is vectorised only when this is inlined into it"
+    unsafe_code,
+    reason = "vector loads from raw pointers into slices whose lengths are checked first"
 )]
-#[inline(always)]
-fn dot_and_norm_squared_portable(query: &[f64], row: StoredRow) -> (f64, f64) {
-    let mut dots = Lanes::default();
-    let mut squares = Lanes::default();
-    let query_chunks = query.chunks_exact(LANES);
-    let query_tail = query_chunks.remainder();
-    match row {
-        StoredRow::F32(row) => {
-            let row_chunks = row.chunks_exact(LANES);
-            let row_tail = row_chunks.remainder();
-            for (q, r) in query_chunks.zip(row_chunks) {
-                dots.add_widened(q, r);
-                squares.add(r, r);
+fn dot_and_norm_squared_avx512(query: &[f64], row: StoredRow) -> (f64, f64) {
+    use std::arch::x86_64::{
+        __m512d, __m512i, _mm256_castpd_ps, _mm256_loadu_si256, _mm512_add_pd, _mm512_castps_pd,
+        _mm512_castps512_ps256, _mm512_castsi512_ps, _mm512_cvtepu16_epi32, _mm512_cvtps_pd,
+        _mm512_extractf64x4_pd, _mm512_loadu_pd, _mm512_loadu_ps, _mm512_mul_pd, _mm512_setzero_pd,
+        _mm512_slli_epi32, _mm512_storeu_pd,
+    };
+    let len = row.len();
+    assert_eq!(query.len(), len, "a query as wide as the row");
+    let whole = len - len % LANES;
+    let mut dots = [_mm512_setzero_pd(); 2];
+    let mut squares = [_mm512_setzero_pd(); 2];
+    for chunk in (0..whole).step_by(LANES) {
+        // SAFETY: AVX-512F and BW are there (this function's features, detected by its
+        // caller); the load reads LANES numbers at `chunk <= whole - LANES`, inside the row.
+        let numbers = unsafe {
+            match row {
+                StoredRow::F32(numbers) => _mm512_loadu_ps(numbers.as_ptr().add(chunk)),
+                StoredRow::Bf16(bytes) => {
+                    let halves: __m512i = _mm512_cvtepu16_epi32(_mm256_loadu_si256(
+                        bytes.as_ptr().add(2 * chunk).cast(),
+                    ));
+                    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(halves))
+                }
             }
-            dots.add_widened(query_tail, row_tail);
-            squares.add(row_tail, row_tail);
-        }
-        StoredRow::Bf16(bytes) => {
-            let mut widened = [0.0f32; LANES];
-            let byte_chunks = bytes.chunks_exact(2 * LANES);
-            let byte_tail = byte_chunks.remainder();
-            for (q, b) in query_chunks.zip(byte_chunks) {
-                widen_bf16(b, &mut widened);
-                dots.add_widened(q, &widened);
-                squares.add(&widened, &widened);
-            }
-            let tail = &mut widened[..byte_tail.len() / 2];
-            widen_bf16(byte_tail, tail);
-            dots.add_widened(query_tail, tail);
-            squares.add(tail, tail);
+        };
+        let wide: [__m512d; 2] = [
+            _mm512_cvtps_pd(_mm512_castps512_ps256(numbers)),
+            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(
+                _mm512_castps_pd(numbers),
+            ))),
+        ];
+        for half in 0..2 {
+            // SAFETY: eight f64s at `chunk + 8 * half <= whole - 8`, inside the query.
+            let q = unsafe { _mm512_loadu_pd(query.as_ptr().add(chunk + 8 * half)) };
+            dots[half] = _mm512_add_pd(dots[half], _mm512_mul_pd(q, wide[half]));
+            squares[half] = _mm512_add_pd(squares[half], _mm512_mul_pd(wide[half], wide[half]));
         }
     }
-    (dots.total(), squares.total())
+    let mut sums = (Lanes::default(), Lanes::default());
+    for half in 0..2 {
+        // SAFETY: each store writes eight f64s into eight of the sixteen.
+        unsafe {
+            _mm512_storeu_pd(sums.0.0[8 * half..].as_mut_ptr(), dots[half]);
+            _mm512_storeu_pd(sums.1.0[8 * half..].as_mut_ptr(), squares[half]);
+        }
+    }
+    add_tail(&mut sums, &query[whole..], row, whole);
+    (sums.0.total(), sums.1.total())
+}
+/// [`dot_and_norm_squared_avx512`] in AVX2 instructions: the sixteen f64 running sums fill
+/// four registers for the dot product and four for the squares, with the same multiplies and
+/// adds lane by lane, so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[expect(
+    unsafe_code,
+    reason = "vector loads from raw pointers into slices whose lengths are checked first"
+)]
+fn dot_and_norm_squared_avx2(query: &[f64], row: StoredRow) -> (f64, f64) {
+    use std::arch::x86_64::{
+        __m256d, _mm_loadu_si128, _mm256_add_pd, _mm256_castps256_ps128, _mm256_castsi256_ps,
+        _mm256_cvtepu16_epi32, _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_loadu_pd,
+        _mm256_loadu_ps, _mm256_mul_pd, _mm256_setzero_pd, _mm256_slli_epi32, _mm256_storeu_pd,
+    };
+    /// Float32 numbers in one AVX2 register.
+    const EIGHT: usize = 8;
+    let len = row.len();
+    assert_eq!(query.len(), len, "a query as wide as the row");
+    let whole = len - len % LANES;
+    let mut dots = [_mm256_setzero_pd(); 4];
+    let mut squares = [_mm256_setzero_pd(); 4];
+    for chunk in (0..whole).step_by(LANES) {
+        for eighth in 0..2 {
+            let at = chunk + EIGHT * eighth;
+            // SAFETY: AVX2 is there (this function's feature, detected by its caller); the
+            // load reads eight numbers at `at <= whole - 8`, inside the row of `len` numbers.
+            let numbers = unsafe {
+                match row {
+                    StoredRow::F32(numbers) => _mm256_loadu_ps(numbers.as_ptr().add(at)),
+                    StoredRow::Bf16(bytes) => _mm256_castsi256_ps(_mm256_slli_epi32::<16>(
+                        _mm256_cvtepu16_epi32(_mm_loadu_si128(bytes.as_ptr().add(2 * at).cast())),
+                    )),
+                }
+            };
+            let wide: [__m256d; 2] = [
+                _mm256_cvtps_pd(_mm256_castps256_ps128(numbers)),
+                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(numbers)),
+            ];
+            for (quarter, wide) in wide.into_iter().enumerate() {
+                let lane = 2 * eighth + quarter;
+                // SAFETY: four f64s at `at + 4 * quarter <= whole - 4`, inside the query.
+                let q = unsafe { _mm256_loadu_pd(query.as_ptr().add(at + 4 * quarter)) };
+                dots[lane] = _mm256_add_pd(dots[lane], _mm256_mul_pd(q, wide));
+                squares[lane] = _mm256_add_pd(squares[lane], _mm256_mul_pd(wide, wide));
+            }
+        }
+    }
+    let mut sums = (Lanes::default(), Lanes::default());
+    for lane in 0..4 {
+        // SAFETY: each store writes four f64s into four of the sixteen.
+        unsafe {
+            _mm256_storeu_pd(sums.0.0[4 * lane..].as_mut_ptr(), dots[lane]);
+            _mm256_storeu_pd(sums.1.0[4 * lane..].as_mut_ptr(), squares[lane]);
+        }
+    }
+    add_tail(&mut sums, &query[whole..], row, whole);
+    (sums.0.total(), sums.1.total())
+}
+
+/// [`dot_and_norm_squared`] in plain Rust: each chunk of sixteen numbers widened into a small
+/// buffer (bfloat16 → float32 is exact), then added into the running sums.
+fn dot_and_norm_squared_portable(query: &[f64], row: StoredRow) -> (f64, f64) {
+    let len = row.len();
+    assert_eq!(query.len(), len, "a query as wide as the row");
+    let whole = len - len % LANES;
+    let mut sums = (Lanes::default(), Lanes::default());
+    let mut widened = [0.0f32; LANES];
+    for chunk in (0..whole).step_by(LANES) {
+        let numbers = match row {
+            StoredRow::F32(numbers) => &numbers[chunk..chunk + LANES],
+            StoredRow::Bf16(bytes) => {
+                widen_bf16(&bytes[2 * chunk..2 * (chunk + LANES)], &mut widened);
+                &widened
+            }
+        };
+        sums.0.add_widened(&query[chunk..chunk + LANES], numbers);
+        sums.1.add(numbers, numbers);
+    }
+    add_tail(&mut sums, &query[whole..], row, whole);
+    (sums.0.total(), sums.1.total())
+}
+
+/// Adds the row's numbers from `from` (fewer than [`LANES`]) to the first of the running sums
+/// of the dot product with `query_tail` and of the squares.
+fn add_tail(sums: &mut (Lanes, Lanes), query_tail: &[f64], row: StoredRow, from: usize) {
+    let mut widened = [0.0f32; LANES];
+    let tail = &mut widened[..query_tail.len()];
+    match row {
+        StoredRow::F32(numbers) => tail.copy_from_slice(&numbers[from..]),
+        StoredRow::Bf16(bytes) => widen_bf16(&bytes[2 * from..], tail),
+    }
+    sums.0.add_widened(query_tail, tail);
+    sums.1.add(tail, tail);
 }
 
 /// The dot product of two float32 vectors in f64, in [`LANES`] running sums.
@@ -336,11 +440,6 @@ const LANES: usize = 16;
 struct Lanes([f64; LANES]);
 
 impl Lanes {
-    #[expect(
-        clippy::inline_always,
-        reason = "the AVX2 copy of the dot product is vectorised only when this is inlined into it"
-    )]
-    #[inline(always)]
     fn add(&mut self, a: &[f32], b: &[f32]) {
         for ((sum, &x), &y) in self.0.iter_mut().zip(a).zip(b) {
             *sum += f64::from(x) * f64::from(y);
@@ -348,11 +447,6 @@ impl Lanes {
     }
 
     /// [`Lanes::add`] with `a` already widened to f64: the same products, so the same bits.
-    #[expect(
-        clippy::inline_always,
-        reason = "the AVX2 copy of the dot product is vectorised only when this is inlined into it"
-    )]
-    #[inline(always)]
     fn add_widened(&mut self, a: &[f64], b: &[f32]) {
         for ((sum, &x), &y) in self.0.iter_mut().zip(a).zip(b) {
             *sum += x * f64::from(y);
@@ -558,36 +652,39 @@ mod tests {
 
     #[test]
     fn every_vector_path_the_machine_has_gives_the_portable_bits() {
-        let query: Vec<f32> = (0..2051u16)
-            .map(|i| (f32::from(i) * 0.37).sin() * 3.1)
-            .collect();
-        let row: Vec<f32> = (0..2051u16)
-            .map(|i| (f32::from(i) * 1.91).cos() / 7.0)
-            .collect();
-        let bytes: Vec<u8> = row
-            .iter()
-            .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
-            .collect();
-        let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
-        let bits = |(dot, norm): (f64, f64)| (dot.to_bits(), norm.to_bits());
-        for stored in [StoredRow::F32(&row), StoredRow::Bf16(&bytes)] {
-            let portable = bits(dot_and_norm_squared_portable(&wide, stored));
-            // Each path where the processor has it (else the portable one again).
-            let avx512 = with_features!(
-                ["avx512f", "avx512bw"] => dot_and_norm_squared_avx512(&wide, stored),
-                else dot_and_norm_squared_portable(&wide, stored),
-            );
-            let avx2 = with_features!(
-                ["avx2"] => dot_and_norm_squared_avx2(&wide, stored),
-                else dot_and_norm_squared_portable(&wide, stored),
-            );
-            assert_eq!(bits(avx512), portable);
-            assert_eq!(bits(avx2), portable);
-            assert_eq!(bits(dot_and_norm_squared(&wide, stored)), portable);
+        // Whole chunks of sixteen, none, and every length of a last, shorter chunk.
+        for len in (0..=40).chain([2048, 2051]) {
+            let query: Vec<f32> = (0..len)
+                .map(|i| (f32::from(u16::try_from(i).unwrap()) * 0.37).sin() * 3.1)
+                .collect();
+            let row: Vec<f32> = (0..len)
+                .map(|i| (f32::from(u16::try_from(i).unwrap()) * 1.91).cos() / 7.0)
+                .collect();
+            let bytes: Vec<u8> = row
+                .iter()
+                .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
+                .collect();
+            let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
+            let bits = |(dot, norm): (f64, f64)| (dot.to_bits(), norm.to_bits());
+            for stored in [StoredRow::F32(&row), StoredRow::Bf16(&bytes)] {
+                let portable = bits(dot_and_norm_squared_portable(&wide, stored));
+                // Each path where the processor has it (else the portable one again).
+                let avx512 = with_features!(
+                    ["avx512f", "avx512bw"] => dot_and_norm_squared_avx512(&wide, stored),
+                    else dot_and_norm_squared_portable(&wide, stored),
+                );
+                let avx2 = with_features!(
+                    ["avx2"] => dot_and_norm_squared_avx2(&wide, stored),
+                    else dot_and_norm_squared_portable(&wide, stored),
+                );
+                assert_eq!(bits(avx512), portable, "AVX-512, {len} numbers");
+                assert_eq!(bits(avx2), portable, "AVX2, {len} numbers");
+                assert_eq!(bits(dot_and_norm_squared(&wide, stored)), portable);
+            }
+            let (dot_product, norm) = dot_and_norm_squared(&wide, StoredRow::F32(&row));
+            assert_eq!(dot_product.to_bits(), dot(&query, &row).to_bits());
+            assert_eq!(norm.to_bits(), dot(&row, &row).to_bits());
         }
-        let (dot_product, norm) = dot_and_norm_squared(&wide, StoredRow::F32(&row));
-        assert_eq!(dot_product.to_bits(), dot(&query, &row).to_bits());
-        assert_eq!(norm.to_bits(), dot(&row, &row).to_bits());
     }
 
     #[test]

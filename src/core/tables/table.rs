@@ -236,6 +236,21 @@ pub enum StoredRow<'a> {
 }
 
 impl StoredRow<'_> {
+    /// How many numbers the row holds.
+    #[must_use]
+    pub fn len(self) -> usize {
+        match self {
+            Self::F32(numbers) => numbers.len(),
+            Self::Bf16(bytes) => bytes.len() / 2,
+        }
+    }
+
+    /// Whether the row holds no numbers.
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
     /// The row's numbers as float32, written into `out` (exactly: widening bfloat16 is a
     /// shift).
     ///
