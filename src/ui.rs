@@ -31,7 +31,7 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
 
 use crate::action::{Action, Scope, bar_entries, key_name};
 use crate::app::settings::ROOMY_COLUMNS;
-use crate::app::{App, RealLayer};
+use crate::app::{App, CompareMode, Focus, RealLayer};
 use crate::core::text::sentence::Unread;
 use crate::core::text::tokenizer::TextTokenizer;
 use crate::hit_map::{HitMap, Scrollable, Target};
@@ -153,7 +153,7 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         Constraint::Length(body_height),
         Constraint::Fill(1),
     ]));
-    input::render(app, input_area, buf, hits);
+    input::render(&sentence_input(app), input_area, buf, hits);
     strip.render(tokens_area, buf, hits);
     body.render(body_area, buf, hits);
     match lesson {
@@ -440,6 +440,21 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         Detail::Similarity => Box::new(similarity::build(app, width)),
         Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
         Detail::PositionTable => Box::new(position_table::build(position_table_input(app), width)),
+    }
+}
+
+/// What the input pane reads.
+fn sentence_input(app: &App) -> input::Input<'_> {
+    let typing = app.focus() == Focus::Input;
+    let typing_first = typing && !app.compare().is_some_and(CompareMode::editing_other);
+    input::Input {
+        typing,
+        textarea: app.textarea(),
+        text: (!typing_first).then(|| app.text()),
+        tokens: app.tokens(),
+        step: app.step(),
+        compare: app.compare(),
+        theme: app.theme(),
     }
 }
 

@@ -11,15 +11,39 @@ use unicode_width::UnicodeWidthChar;
 
 use super::text::display_width;
 use crate::action::{Action, Scope, key, key_name};
-use crate::app::{App, Focus};
-use crate::core::text::vocabulary::copies_of;
+use crate::app::CompareMode;
+use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::{HitMap, Target};
-use crate::theme::CURRENT_MARKER;
+use crate::theme::{CURRENT_MARKER, Theme};
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
-    let theme = app.theme();
-    let typing = app.focus() == Focus::Input;
-    let title = match (app.compare().is_some(), typing) {
+/// What the input pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// Whether the keys go to the text (else to the explorer).
+    pub(super) typing: bool,
+    /// The sentence's text area.
+    pub(super) textarea: &'a TextArea<'static>,
+    /// The sentence as typed, when it is drawn as text rather than in the text area being
+    /// typed into (a pasted megabyte is not copied for every frame typed).
+    pub(super) text: Option<String>,
+    /// The sentence's tokens.
+    pub(super) tokens: &'a [Token],
+    /// The current token.
+    pub(super) step: usize,
+    /// Compare mode's second sentence, when it is on.
+    pub(super) compare: Option<&'a CompareMode>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
+pub(super) fn render(input: &Input, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
+    let Input {
+        typing,
+        textarea,
+        compare,
+        theme,
+        ..
+    } = *input;
+    let title = match (compare.is_some(), typing) {
         (false, true) => format!(
             " Sentence · type, then {} to step through the lookups ",
             key_name(&Action::FocusExplorer, Scope::Input)
@@ -38,8 +62,8 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap)
     let block = super::pane(title, typing, theme);
     let inner = block.inner(area);
     block.render(area, buf);
-    let Some(compare) = app.compare() else {
-        render_sentence(app, inner, buf, typing, hits);
+    let Some(compare) = compare else {
+        render_sentence(input, inner, buf, typing, hits);
         return;
     };
     let [first, second] = inner.layout(&Layout::vertical([Constraint::Length(1); 2]));
@@ -60,35 +84,41 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap)
         };
         Span::styled(label, style).render(label_area, buf);
         match (editing, is_first) {
-            (true, true) => render_text_area(app.textarea(), text_area, buf),
-            (true, false) => render_text_area(compare.other(), text_area, buf),
-            (false, true) => render_sentence(app, text_area, buf, false, hits),
+            (true, true) => render_text_area(textarea, text_area, buf, theme),
+            (true, false) => render_text_area(compare.other(), text_area, buf, theme),
+            (false, true) => render_sentence(input, text_area, buf, false, hits),
             (false, false) => Line::raw(compare.other_text()).render(text_area, buf),
         }
     }
 }
 
 /// The sentence: the text area while typing, else the text with the current token marked.
-fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool, hits: &mut HitMap) {
-    let theme = app.theme();
+fn render_sentence(input: &Input, inner: Rect, buf: &mut Buffer, typing: bool, hits: &mut HitMap) {
+    let Input {
+        textarea,
+        ref text,
+        tokens,
+        step,
+        theme,
+        ..
+    } = *input;
     if typing {
-        render_text_area(app.textarea(), inner, buf);
+        render_text_area(textarea, inner, buf, theme);
         return;
     }
-    let text = app.text();
-    let copies = copies_of(app.tokens(), app.step());
+    let text = text.as_deref().unwrap_or_default();
+    let copies = copies_of(tokens, step);
     let mut pieces: Vec<(&str, Style)> = Vec::new();
     // Only the text near the current token can be on screen: every token takes at least a
     // column and a space, so `width` tokens back is already off the left edge.
-    let tokens = app.tokens();
-    let first = app.step().saturating_sub(usize::from(inner.width));
-    let last = (app.step() + usize::from(inner.width)).min(tokens.len());
+    let first = step.saturating_sub(usize::from(inner.width));
+    let last = (step + usize::from(inner.width)).min(tokens.len());
     let mut cursor = tokens
         .get(first)
         .filter(|_| first > 0)
-        .map_or(0, |token| grapheme_end(&text, token.span.start));
+        .map_or(0, |token| grapheme_end(text, token.span.start));
     let stop = tokens.get(last).map_or(text.len(), |token| {
-        grapheme_end(&text, token.span.start).max(cursor)
+        grapheme_end(text, token.span.start).max(cursor)
     });
     let base = cursor;
     let mut columns = 0;
@@ -98,7 +128,7 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool, hits:
         .enumerate()
         .map(|(offset, token)| (first + offset, token))
     {
-        let style = if index == app.step() {
+        let style = if index == step {
             theme.current()
         } else if copies.binary_search(&index).is_ok() {
             theme.used()
@@ -107,8 +137,8 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool, hits:
         };
         // Cut between graphemes, so an accent typed after its letter is drawn on it even when
         // a tokenizer puts the two in different tokens.
-        let start = grapheme_end(&text, token.span.start).max(cursor);
-        let end = grapheme_end(&text, token.span.end).max(start);
+        let start = grapheme_end(text, token.span.start).max(cursor);
+        let end = grapheme_end(text, token.span.end).max(start);
         for piece in [
             (&text[cursor..start], Style::new()),
             (&text[start..end], style),
@@ -117,7 +147,7 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool, hits:
             pieces.push(piece);
         }
         cursor = end;
-        if index == app.step() {
+        if index == step {
             current_end = columns;
         }
     }
@@ -133,8 +163,8 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool, hits:
         .enumerate()
         .map(|(offset, token)| (first + offset, token))
     {
-        let start = grapheme_end(&text, token.span.start).max(at);
-        let end = grapheme_end(&text, token.span.end).max(start);
+        let start = grapheme_end(text, token.span.start).max(at);
+        let end = grapheme_end(text, token.span.end).max(start);
         column += display_width(&text[at..start]);
         let (left, right) = (
             column.max(hidden),
@@ -162,9 +192,17 @@ fn render_sentence(app: &App, inner: Rect, buf: &mut Buffer, typing: bool, hits:
 const LONG_LINE_BYTES: usize = 16_000;
 
 /// A text area being typed into: drawn by itself, or for a very long line, by
-/// [`render_long_line`].
-fn render_text_area(textarea: &TextArea, area: Rect, buf: &mut Buffer) {
+/// [`render_long_line`]; empty, its placeholder in the theme's muted style after the cursor.
+fn render_text_area(textarea: &TextArea, area: Rect, buf: &mut Buffer, theme: Theme) {
     let ratatui_textarea::DataCursor(row, col) = textarea.cursor();
+    if textarea.is_empty() && !textarea.placeholder_text().is_empty() {
+        let line = Line::from(vec![
+            Span::styled(" ", textarea.cursor_style()),
+            Span::styled(textarea.placeholder_text().to_owned(), theme.muted()),
+        ]);
+        Paragraph::new(line).render(area, buf);
+        return;
+    }
     match textarea.lines().get(row) {
         Some(line) if line.len() > LONG_LINE_BYTES => render_long_line(line, col, area, buf),
         _ => textarea.render(area, buf),
@@ -244,6 +282,71 @@ fn scrolled(pieces: &[(&str, Style)], hidden: usize) -> Line<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::editor::Editor;
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::hit_map::Target;
+    use crate::theme::Mode;
+
+    fn sentence<'a>(
+        editor: &'a Editor,
+        tokens: &'a [Token],
+        typing: bool,
+        theme: Theme,
+    ) -> Input<'a> {
+        Input {
+            typing,
+            textarea: editor.textarea(),
+            text: Some(editor.text()),
+            tokens,
+            step: 3,
+            compare: None,
+            theme,
+        }
+    }
+
+    #[test]
+    fn exploring_marks_the_current_token_and_its_copies_where_a_click_finds_them() {
+        let editor = Editor::new("fox bites the fox");
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let tokens = model.tokenize(&editor.text()).unwrap();
+        let theme = Theme::new(true);
+        let area = Rect::new(0, 0, 40, 3);
+        let mut buf = Buffer::empty(area);
+        let mut hits = HitMap::default();
+        render(
+            &sentence(&editor, &tokens, false, theme),
+            area,
+            &mut buf,
+            &mut hits,
+        );
+        let row: String = (0..40).map(|x| buf[(x, 1)].symbol()).collect();
+        assert!(row.starts_with("│fox bites the fox"), "{row}");
+        assert_eq!(buf[(15, 1)].style().fg, theme.current().fg);
+        assert_eq!(buf[(1, 1)].style().fg, theme.used().fg);
+        assert_eq!(hits.click_at(15, 1), Some(&Target::Token(3)));
+    }
+
+    #[test]
+    fn the_placeholder_is_in_the_themes_muted_colour() {
+        let editor = Editor::new("");
+        let theme = Theme::of(Mode::Light, true);
+        let area = Rect::new(0, 0, 60, 3);
+        let mut buf = Buffer::empty(area);
+        render(
+            &sentence(&editor, &[], true, theme),
+            area,
+            &mut buf,
+            &mut HitMap::default(),
+        );
+        let row: String = (0..60).map(|x| buf[(x, 1)].symbol()).collect();
+        assert!(
+            row.contains(" type a sentence, e.g. the dog bites the man"),
+            "{row}"
+        );
+        assert_eq!(buf[(3, 1)].style().fg, theme.muted().fg);
+        assert_ne!(theme.muted().fg, Some(ratatui::style::Color::DarkGray));
+    }
 
     fn drawn(line: &str, col: usize, width: u16) -> (String, Option<u16>) {
         let area = Rect::new(0, 0, width, 1);
