@@ -307,6 +307,27 @@ fn compare_input(app: &App) -> compare::Input<'_> {
     }
 }
 
+/// What the similarity pane reads.
+fn similarity_input(app: &App) -> similarity::Input<'_> {
+    let views = app.views();
+    similarity::Input {
+        model: app.model(),
+        tokens: app.tokens(),
+        lookups: app.lookups(),
+        step: app.step(),
+        cosine: views.cosine.get(),
+        nearest: views
+            .nearest
+            .get()
+            .map(|(token, input)| (token.as_slice(), input.as_slice())),
+        scanning: app.scanning(),
+        scheme: app.scheme(),
+        overlay: app.overlay(),
+        generating: generating(app),
+        theme: app.theme(),
+    }
+}
+
 /// Empties an area for a pane drawn over others, leaving the theme's background in it.
 fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
     Clear.render(area, buf);
@@ -437,7 +458,7 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         _ if comparing => Box::new(compare::build(compare_input(app), width)),
         Detail::Lookups => Box::new(lookups::build(app, width)),
         Detail::Attention => Box::new(attention::build(app, width)),
-        Detail::Similarity => Box::new(similarity::build(app, width)),
+        Detail::Similarity => Box::new(similarity::build(similarity_input(app), width)),
         Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
         Detail::PositionTable => Box::new(position_table::build(position_table_input(app), width)),
     }

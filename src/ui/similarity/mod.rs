@@ -14,9 +14,11 @@ use super::room::Room;
 use super::text::{TOKEN_LABEL_WIDTH, display_width, fit, pad, wrapped};
 use super::vector::window;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
-use crate::app::{App, MAX_VIEW_TOKENS};
+use crate::core::analysis::attention::MAX_VIEW_TOKENS;
 use crate::core::explain::cosine::{CopiesCosine, CopyPair, NotInHeatMap};
-use crate::core::text::vocabulary::copies_of;
+use crate::core::tables::positional::PositionScheme;
+use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
+use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::HitMap;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 use nearest::{nearest_compact, nearest_lines};
@@ -38,18 +40,55 @@ const INPUT_HEADING: &str = "nearest to token + position";
 
 mod nearest;
 
+/// Rows of the matrix with their cosine similarity to a vector, nearest first.
+type Neighbours<'a> = &'a [(usize, f64)];
+
+/// What the similarity pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The model, for its vocabulary's name, its table's kind, its rows' texts and its shape.
+    pub(super) model: &'a EmbeddingModel,
+    /// The sentence's tokens.
+    pub(super) tokens: &'a [Token],
+    /// Their lookups: which have a row.
+    pub(super) lookups: &'a [TokenLookup],
+    /// The current token's index.
+    pub(super) step: usize,
+    /// Cosine similarities between the sentence's vectors, once computed.
+    pub(super) cosine: Option<&'a ndarray::Array2<f64>>,
+    /// The current token's nearest rows from its token vector and from its input vector, once
+    /// found.
+    pub(super) nearest: Option<(Neighbours<'a>, Neighbours<'a>)>,
+    /// Whether the whole matrix is being read for them.
+    pub(super) scanning: bool,
+    /// The position scheme chosen.
+    pub(super) scheme: PositionScheme,
+    /// Whether positions are added.
+    pub(super) overlay: bool,
+    /// What stands in while the tables are being generated.
+    pub(super) generating: Option<Paragraph<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
+impl<'a> Input<'a> {
+    /// The current token, if the sentence has one.
+    fn current_token(&self) -> Option<&'a Token> {
+        self.tokens.get(self.step)
+    }
+}
+
 /// The similarity pane at a width: its lines built once, the heat map's rows fitted to the
 /// room it gets.
 pub(super) struct Similarity<'a> {
-    app: &'a App,
+    input: Input<'a>,
     content: Content<'a>,
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> Similarity<'_> {
+pub(super) fn build(input: Input<'_>, width: u16) -> Similarity<'_> {
     Similarity {
-        app,
-        content: content(app, usize::from(width.saturating_sub(2))),
+        content: content(&input, usize::from(width.saturating_sub(2))),
+        input,
     }
 }
 
@@ -62,23 +101,23 @@ impl Pane for Similarity<'_> {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
-        let app = self.app;
-        let theme = app.theme();
-        let block = super::pane(title(app, area.width), false, theme);
+        let input = &self.input;
+        let theme = input.theme;
+        let block = super::pane(title(input, area.width), false, theme);
         let inner = block.inner(area);
-        if let Some(message) = super::generating(app) {
+        if let Some(message) = &input.generating {
             block.render(area, buf);
             message.render(inner, buf);
             return;
         }
         let (lines, range) = match &self.content {
             Content::Message(lines) => (lines.clone(), None),
-            Content::Map(map) => map.lines(app, usize::from(inner.height)),
+            Content::Map(map) => map.lines(input, usize::from(inner.height)),
         };
         // Said on the border, so a cut-off pane never shows a random table's similarities
         // bare; with the rows shown, in one title fitted to the border.
         let room = usize::from(area.width).saturating_sub(4);
-        let kind = app.model().table_kind().short_note();
+        let kind = input.model.table_kind().short_note();
         // "untrained random table: nearness is chance" loses its second half before anything.
         let kind = if display_width(kind) > room {
             kind.split(':').next().unwrap_or(kind)
@@ -98,23 +137,23 @@ impl Pane for Similarity<'_> {
 }
 
 /// The pane's title, shortened when the pane is narrow.
-fn title(app: &App, width: u16) -> String {
-    let full = long_title(app);
+fn title(input: &Input, width: u16) -> String {
+    let full = long_title(input);
     if display_width(&full) + 2 <= usize::from(width) {
         return full;
     }
-    if app.overlay() {
-        format!(" Cosine · token + {} position ", app.scheme())
+    if input.overlay {
+        format!(" Cosine · token + {} position ", input.scheme)
     } else {
         " Cosine · token vectors ".to_owned()
     }
 }
 
-fn long_title(app: &App) -> String {
-    if app.overlay() {
+fn long_title(input: &Input) -> String {
+    if input.overlay {
         format!(
             " Cosine similarity · input vectors: token + {} position ",
-            app.scheme()
+            input.scheme
         )
     } else {
         format!(
@@ -160,7 +199,7 @@ impl Map<'_> {
 impl Map<'_> {
     /// The lines that fit in `height` rows, and which rows of the heat map those are when
     /// not all of them.
-    fn lines(&self, app: &App, height: usize) -> (Vec<Line<'static>>, Option<String>) {
+    fn lines(&self, input: &Input, height: usize) -> (Vec<Line<'static>>, Option<String>) {
         let count = self.members.indices.len();
         let least = MATRIX_MIN_ROWS.min(count);
         let above = 1 + self.legend.len();
@@ -200,13 +239,15 @@ impl Map<'_> {
             .max(least)
             .min(height.saturating_sub(1))
             .max(1);
-        let (mut lines, range) = self.heat.lines(app, &self.members, self.cosine, rows_room);
+        let (mut lines, range) = self
+            .heat
+            .lines(input, &self.members, self.cosine, rows_room);
         lines.extend(self.legend.iter().cloned());
         lines.extend(tail);
         if marker {
             lines.push(Line::styled(
                 "▼ more below: a taller terminal shows it",
-                app.theme().muted(),
+                input.theme.muted(),
             ));
         }
         (lines, range)
@@ -223,44 +264,44 @@ struct Members {
 }
 
 impl Members {
-    fn new(app: &App, computed: usize) -> Self {
-        let indices: Vec<usize> = app
-            .lookups()
+    fn new(input: &Input, computed: usize) -> Self {
+        let indices: Vec<usize> = input
+            .lookups
             .iter()
             .enumerate()
             .filter(|(_, lookup)| lookup.input_vector.is_some())
             .map(|(index, _)| index)
             .take(MAX_VIEW_TOKENS.min(computed))
             .collect();
-        let current = indices.iter().position(|&index| index == app.step());
+        let current = indices.iter().position(|&index| index == input.step);
         Self { indices, current }
     }
 }
 
 /// The pane's content at a width.
-fn content(app: &App, width: usize) -> Content<'_> {
-    let theme = app.theme();
+fn content<'a>(input: &Input<'a>, width: usize) -> Content<'a> {
+    let theme = input.theme;
     let muted = |text: &str| wrapped(text, width, theme.muted());
-    if app.tokens().is_empty() {
+    if input.tokens.is_empty() {
         return Content::Message(muted(&format!(
             "Type a sentence, then press {} to compare its vectors.",
             key_name(&Action::FocusExplorer, Scope::Input)
         )));
     }
-    let cosine = app.views().cosine.get();
-    let members = Members::new(app, cosine.map_or(0, ndarray::Array2::nrows));
+    let cosine = input.cosine;
+    let members = Members::new(input, cosine.map_or(0, ndarray::Array2::nrows));
     let Some(cosine) = cosine.filter(|_| !members.indices.is_empty()) else {
         return Content::Message(muted(&format!(
             "No token of this sentence has a row in the {} vocabulary: there are no vectors \
              to compare.",
-            app.model().label()
+            input.model.label()
         )));
     };
-    let (finding, explanation) = finding_lines(app, &members, cosine, width);
-    let nearest = nearest_lines(app, width);
-    let nearest_compact = nearest_compact(app, width);
-    let kind = app.model().table_kind();
-    let nearest_note = if app.views().nearest.get().is_some() {
+    let (finding, explanation) = finding_lines(input, &members, cosine, width);
+    let nearest = nearest_lines(input, width);
+    let nearest_compact = nearest_compact(input, width);
+    let kind = input.model.table_kind();
+    let nearest_note = if input.nearest.is_some() {
         let style = if kind.is_trained() {
             theme.finding()
         } else {
@@ -270,7 +311,7 @@ fn content(app: &App, width: usize) -> Content<'_> {
     } else {
         Vec::new()
     };
-    let heat = HeatMap::new(app, &members, width);
+    let heat = HeatMap::new(input.tokens, &members, width);
     let legend = heat.legend(width, theme);
     Content::Map(Box::new(Map {
         members,
@@ -317,8 +358,7 @@ struct HeatMap {
 }
 
 impl HeatMap {
-    fn new(app: &App, members: &Members, width: usize) -> Self {
-        let tokens = app.tokens();
+    fn new(tokens: &[Token], members: &Members, width: usize) -> Self {
         let position_width = members
             .indices
             .iter()
@@ -393,16 +433,16 @@ impl HeatMap {
     /// not all of them.
     fn lines(
         &self,
-        app: &App,
+        input: &Input,
         members: &Members,
         cosine: &ndarray::Array2<f64>,
         rows_room: usize,
     ) -> (Vec<Line<'static>>, Option<String>) {
-        let theme = app.theme();
-        let tokens = app.tokens();
+        let theme = input.theme;
+        let tokens = input.tokens;
         let count = members.indices.len().min(cosine.nrows());
-        let copies = copies_of(tokens, app.step());
-        let mut lines = vec![self.header(app, members)];
+        let copies = copies_of(tokens, input.step);
+        let mut lines = vec![self.header(tokens, members, theme)];
         let rows = window(count, rows_room, members.current.unwrap_or(0));
         for row in rows.clone() {
             let index = members.indices[row];
@@ -443,8 +483,8 @@ impl HeatMap {
                 self.columns.end.saturating_sub(1)
             ));
         }
-        let with_rows = app
-            .lookups()
+        let with_rows = input
+            .lookups
             .iter()
             .filter(|lookup| lookup.input_vector.is_some())
             .count();
@@ -470,9 +510,7 @@ impl HeatMap {
     }
 
     /// Column labels: `pos text` above numbers; a ruler of positions above shades alone.
-    fn header(&self, app: &App, members: &Members) -> Line<'static> {
-        let theme = app.theme();
-        let tokens = app.tokens();
+    fn header(&self, tokens: &[Token], members: &Members, theme: Theme) -> Line<'static> {
         let mut spans = vec![Span::styled(
             pad("  cosine", self.label_width()),
             theme.muted(),
@@ -526,14 +564,14 @@ impl HeatMap {
 /// What the heat map shows about copies of a word: the same vector without positions, and how
 /// far apart they are with them.
 fn finding_lines(
-    app: &App,
+    input: &Input,
     members: &Members,
     cosine: &ndarray::Array2<f64>,
     width: usize,
 ) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let theme = app.theme();
-    let tokens = app.tokens();
-    let lookups = app.lookups();
+    let theme = input.theme;
+    let tokens = input.tokens;
+    let lookups = input.lookups;
     let count = members.indices.len().min(cosine.nrows());
     // Copies of one word (different unknown words share a row, but are not copies).
     let same_id = |a: usize, b: usize| {
@@ -553,10 +591,10 @@ fn finding_lines(
         });
     let mut lines = Vec::new();
     if members.current.is_none() {
-        let note = match tokens.get(app.step()) {
+        let note = match input.current_token() {
             Some(token) if token.id.is_none() => NotInHeatMap::NoRow {
                 word: token.text.clone(),
-                vocabulary: app.model().label().to_owned(),
+                vocabulary: input.model.label().to_owned(),
             },
             _ => NotInHeatMap::Beyond(MAX_VIEW_TOKENS),
         };
@@ -570,8 +608,8 @@ fn finding_lines(
             second: tokens[second].position,
         }),
         pair.map_or(f64::NAN, |(.., value)| value),
-        app.scheme(),
-        app.overlay(),
+        input.scheme,
+        input.overlay,
         pair.is_some_and(|(first, second, _)| {
             lookups[first].input_vector == lookups[second].input_vector
         }),
@@ -587,4 +625,118 @@ fn finding_lines(
         .map(|why| wrapped(&fill_keys(&why), width, theme.muted()))
         .unwrap_or_default();
     (lines, explanation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::similarity::{cosine_matrix, nearest_rows};
+    use crate::core::tables::weights::DEFAULT_SEED;
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
+
+    /// "the dog bites the man" in the seed vocabulary, at the second 'the', with `scheme`'s
+    /// positions added: its lookups, cosines and nearest rows, as the derive step makes them.
+    struct Sentence {
+        model: EmbeddingModel,
+        tokens: Vec<Token>,
+        lookups: Vec<TokenLookup>,
+        cosine: ndarray::Array2<f64>,
+        from_token: Vec<(usize, f64)>,
+        from_input: Vec<(usize, f64)>,
+        scheme: PositionScheme,
+    }
+
+    impl Sentence {
+        fn new(scheme: PositionScheme) -> Self {
+            let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+            let tokens = model.tokenize("the dog bites the man").unwrap();
+            let lookups = model.embed(&tokens, scheme);
+            let vectors: Vec<_> = lookups
+                .iter()
+                .filter_map(|lookup| lookup.input_vector.clone())
+                .collect();
+            let cosine = cosine_matrix(&vectors);
+            let current = &lookups[3];
+            let table = model.token_table();
+            let from_token = nearest_rows(table, current.token_vector.as_ref().unwrap().view(), 5);
+            let from_input = nearest_rows(table, current.input_vector.as_ref().unwrap().view(), 5);
+            Self {
+                model,
+                tokens,
+                lookups,
+                cosine,
+                from_token,
+                from_input,
+                scheme,
+            }
+        }
+
+        fn input(&self) -> Input<'_> {
+            Input {
+                model: &self.model,
+                tokens: &self.tokens,
+                lookups: &self.lookups,
+                step: 3,
+                cosine: Some(&self.cosine),
+                nearest: Some((&self.from_token, &self.from_input)),
+                scanning: false,
+                scheme: self.scheme,
+                overlay: self.scheme != PositionScheme::None,
+                generating: None,
+                theme: Theme::new(false),
+            }
+        }
+    }
+
+    #[test]
+    fn the_copies_cosine_and_the_nearest_rows_with_positions_added() {
+        let sentence = Sentence::new(PositionScheme::Learned);
+        let pane = build(sentence.input(), 80);
+        let height = u16::try_from(pane.height()).unwrap();
+        insta::assert_snapshot!(screen(&pane, 80, height).join("\n"));
+    }
+
+    #[test]
+    fn a_short_pane_lists_the_nearest_rows_in_a_few_lines() {
+        let sentence = Sentence::new(PositionScheme::None);
+        let pane = build(sentence.input(), 80);
+        let lines = screen(&pane, 80, 14);
+        let text = lines.join("\n");
+        // The heat map keeps the current row (marked) and the finding about its copies.
+        assert!(
+            lines.iter().any(|line| line.starts_with("│▶ 3 the")),
+            "{text}"
+        );
+        assert!(text.contains("same vector ('the' at 0"), "{text}");
+        assert!(
+            text.contains("Nearest rows to 'the' (exact cosine; random table: noise):"),
+            "{text}"
+        );
+        assert!(text.contains("token vector: 0 the 1.0000"), "{text}");
+    }
+
+    #[test]
+    fn before_the_vectors_the_pane_says_what_it_waits_for() {
+        let sentence = Sentence::new(PositionScheme::None);
+        let empty = Input {
+            tokens: &[],
+            lookups: &[],
+            cosine: None,
+            nearest: None,
+            ..sentence.input()
+        };
+        let text = screen(&build(empty, 80), 80, 5).join("\n");
+        assert!(text.contains("Type a sentence, then press"), "{text}");
+        let scanning = Input {
+            nearest: None,
+            scanning: true,
+            ..sentence.input()
+        };
+        let text = screen(&build(scanning, 80), 80, 30).join("\n");
+        assert!(
+            text.contains("Nearest rows: computing… (reading all 6 rows; keys still work)"),
+            "{text}"
+        );
+    }
 }

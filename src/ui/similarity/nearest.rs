@@ -5,17 +5,17 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use super::{INPUT_HEADING, LIST_GAP, TOKEN_HEADING, TOKEN_LABEL_WIDTH, wrapped};
-use crate::app::App;
-use crate::theme::CURRENT_MARKER;
+use super::{INPUT_HEADING, Input, LIST_GAP, TOKEN_HEADING, TOKEN_LABEL_WIDTH, wrapped};
+use crate::core::tables::weights::EmbeddingModel;
+use crate::theme::{CURRENT_MARKER, Theme};
 use crate::ui::text::{fit, pad};
 
 /// The current token's nearest rows in the whole matrix, from its token vector and from its
 /// input vector, side by side when they fit.
-pub(super) fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
-    let model = app.model();
-    let Some(token) = app.current_token() else {
+pub(super) fn nearest_lines(input: &Input, width: usize) -> Vec<Line<'static>> {
+    let theme = input.theme;
+    let model = input.model;
+    let Some(token) = input.current_token() else {
         return Vec::new();
     };
     let Some(id) = token.id else {
@@ -28,11 +28,11 @@ pub(super) fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             theme.muted(),
         );
     };
-    let Some((from_token, from_input)) = app.views().nearest.get() else {
-        let text = if app.scanning() {
+    let Some((from_token, from_input)) = input.nearest else {
+        let text = if input.scanning {
             format!(
                 "Nearest rows: computing… (reading all {} rows; keys still work)",
-                app.model().rows()
+                model.rows()
             )
         } else {
             "The nearest rows appear once the tables are ready.".to_owned()
@@ -78,10 +78,10 @@ pub(super) fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             id_width,
             token_width,
         }
-        .lines(app, nearest)
+        .lines(model, theme, nearest)
     };
     let left = list(TOKEN_HEADING, from_token);
-    if !app.overlay() {
+    if !input.overlay {
         lines.extend(left.into_iter().map(Line::from));
         lines.push(Line::styled(
             format!("  {INPUT_HEADING}: (positions off: the same list)"),
@@ -95,16 +95,15 @@ pub(super) fn nearest_lines(app: &App, width: usize) -> Vec<Line<'static>> {
 
 /// The nearest rows in a few lines, for a pane short of room: each list on wrapped lines
 /// of `id token cosine`, the table's kind in the heading (and on the border).
-pub(super) fn nearest_compact(app: &App, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
-    let model = app.model();
-    let (Some(token), Some((from_token, from_input))) =
-        (app.current_token(), app.views().nearest.get())
+pub(super) fn nearest_compact(input: &Input, width: usize) -> Vec<Line<'static>> {
+    let theme = input.theme;
+    let model = input.model;
+    let (Some(token), Some((from_token, from_input))) = (input.current_token(), input.nearest)
     else {
-        return nearest_lines(app, width);
+        return nearest_lines(input, width);
     };
     if token.id.is_none() || from_token.is_empty() {
-        return nearest_lines(app, width);
+        return nearest_lines(input, width);
     }
     let kind = if model.table_kind().is_trained() {
         "trained table"
@@ -131,7 +130,7 @@ pub(super) fn nearest_compact(app: &App, width: usize) -> Vec<Line<'static>> {
         )
     };
     // With positions on, the list they changed comes first.
-    if app.overlay() {
+    if input.overlay {
         lines.extend(list("token + position", from_input));
     }
     lines.extend(list("token vector", from_token));
@@ -149,9 +148,12 @@ struct Nearest {
 
 impl Nearest {
     /// The heading, then one `id  token  cosine` line per row.
-    fn lines(&self, app: &App, nearest: &[(usize, f64)]) -> Vec<Vec<Span<'static>>> {
-        let theme = app.theme();
-        let model = app.model();
+    fn lines(
+        &self,
+        model: &EmbeddingModel,
+        theme: Theme,
+        nearest: &[(usize, f64)],
+    ) -> Vec<Vec<Span<'static>>> {
         let mut lines = vec![vec![Span::styled(
             format!("  {}", self.heading),
             theme.muted(),
