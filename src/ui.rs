@@ -328,6 +328,31 @@ fn similarity_input(app: &App) -> similarity::Input<'_> {
     }
 }
 
+/// What the attention pane reads.
+fn attention_input(app: &App) -> attention::Input<'_> {
+    let views = app.views();
+    attention::Input {
+        attention: views.attention.get(),
+        layer: app.real_layer(),
+        run: app.layer0_view(),
+        head: app.head(),
+        overview: app.head_overview(),
+        tokens: app.tokens(),
+        lookups: app.lookups(),
+        step: app.step(),
+        mask: app.mask(),
+        scheme: app.active_scheme(),
+        overlay: app.overlay(),
+        vocabulary: app.model().label(),
+        rope: views.rope.get(),
+        rope_copies: views.rope_copies.get(),
+        alibi: views.alibi.get(),
+        wide_style: app.wide_style(),
+        generating: generating(app),
+        theme: app.theme(),
+    }
+}
+
 /// Empties an area for a pane drawn over others, leaving the theme's background in it.
 fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
     Clear.render(area, buf);
@@ -457,7 +482,7 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         Detail::Picture => Box::new(picture::build(scene(app), width)),
         _ if comparing => Box::new(compare::build(compare_input(app), width)),
         Detail::Lookups => Box::new(lookups::build(app, width)),
-        Detail::Attention => Box::new(attention::build(app, width)),
+        Detail::Attention => Box::new(attention::build(attention_input(app), width)),
         Detail::Similarity => Box::new(similarity::build(similarity_input(app), width)),
         Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
         Detail::PositionTable => Box::new(position_table::build(position_table_input(app), width)),

@@ -5,9 +5,10 @@
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
+use super::attention::Input;
 use super::text::{wrap_words, wrapped};
 use crate::action::fill_keys;
-use crate::app::{App, RealLayer};
+use crate::app::RealLayer;
 use crate::core::analysis::layer0::Layer0;
 use crate::core::explain::claim::CopyScores;
 use crate::core::explain::layer0::{OwnPositions, SentenceRun};
@@ -27,10 +28,10 @@ fn positions(layer: &Layer0, with_positions: bool) -> &'static str {
 }
 
 /// The pane's title for the model's own layer 0, shortened when the pane is narrow.
-pub(super) fn title(app: &App, layer: &Layer0, width: u16) -> String {
+pub(super) fn title(input: &Input, layer: &Layer0, width: u16) -> String {
     let heads = layer.heads();
-    let head = app.head();
-    let positions = positions(layer, app.overlay());
+    let head = input.head;
+    let positions = positions(layer, input.overlay);
     let mask = if layer.is_causal() {
         "causal"
     } else {
@@ -48,15 +49,15 @@ pub(super) fn title(app: &App, layer: &Layer0, width: u16) -> String {
 }
 
 /// What the pane says while there is no run to show: computing, or why there is none.
-pub(super) fn waiting(app: &App) -> Option<String> {
-    let RealLayer::Open(layer) = app.real_layer() else {
+pub(super) fn waiting(input: &Input) -> Option<String> {
+    let RealLayer::Open(layer) = input.layer else {
         return None;
     };
-    if app.tokens().is_empty() {
+    if input.tokens.is_empty() {
         // Nothing to run yet: the pane's own "type a sentence" says so.
         return None;
     }
-    Some(match app.layer0_view() {
+    Some(match input.run {
         None => format!(
             "Computing the model's own layer 0 ({} heads) over the sentence…",
             layer.heads()
@@ -68,9 +69,14 @@ pub(super) fn waiting(app: &App) -> Option<String> {
 
 /// The verdicts, wrapped: the sentence against its reversal, then the first repeated word's
 /// copies, then the keys that change what is shown (decided in `core::explain::layer0`).
-pub(super) fn finding(app: &App, layer: &Layer0, view: &SentenceRun, width: usize) -> Vec<String> {
-    let own = OwnPositions::of(layer.rope().is_some(), app.active_scheme(), app.overlay());
-    view.finding(app.tokens(), own, layer.heads())
+pub(super) fn finding(
+    input: &Input,
+    layer: &Layer0,
+    view: &SentenceRun,
+    width: usize,
+) -> Vec<String> {
+    let own = OwnPositions::of(layer.rope().is_some(), input.scheme, input.overlay);
+    view.finding(input.tokens, own, layer.heads())
         .iter()
         .flat_map(|sentence| wrap_words(&fill_keys(sentence), width))
         .collect()
@@ -78,7 +84,7 @@ pub(super) fn finding(app: &App, layer: &Layer0, view: &SentenceRun, width: usiz
 
 /// A `RoPE` model's query·key score between two copies of the repeated word, for this head.
 pub(super) fn extra(
-    app: &App,
+    head: usize,
     view: &SentenceRun,
     width: usize,
     theme: Theme,
@@ -86,7 +92,6 @@ pub(super) fn extra(
     let (Some(scores), Some((word, copies))) = (&view.copy_scores, &view.copies) else {
         return Vec::new();
     };
-    let head = app.head();
     let Some(scores) = scores.get(head) else {
         return Vec::new();
     };
@@ -109,8 +114,8 @@ pub(super) fn extra(
 }
 
 /// Why the seeded head stands in for a model opened from files.
-pub(super) fn unavailable(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
-    let RealLayer::Unavailable(why) = app.real_layer() else {
+pub(super) fn unavailable(layer: RealLayer, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let RealLayer::Unavailable(why) = layer else {
         return Vec::new();
     };
     wrap_words(
@@ -122,4 +127,101 @@ pub(super) fn unavailable(app: &App, width: usize, theme: Theme) -> Vec<Line<'st
     .into_iter()
     .map(|line| Line::styled(line, theme.warning()))
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::core::analysis::layer0::Unavailable;
+    use crate::core::files::{FileSource, OpenOptions, open};
+    use crate::core::text::vocabulary::Token;
+    use crate::ui::attention::bare_input;
+
+    fn token(text: &str, id: usize, position: usize) -> Token {
+        Token {
+            text: text.to_owned(),
+            span: 0..0,
+            position,
+            id: Some(id),
+            special: false,
+            unknown: false,
+        }
+    }
+
+    fn bert() -> Arc<Layer0> {
+        let folder =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
+        Arc::new(
+            open(&FileSource::path(folder), &OpenOptions::default())
+                .unwrap()
+                .layer0
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn the_title_names_the_head_the_mask_and_the_positions_shortened_when_narrow() {
+        let layer = bert();
+        let heads = layer.heads();
+        let tokens = [token("x", 5, 0)];
+        let input = Input {
+            layer: RealLayer::Open(&layer),
+            head: 1,
+            overlay: true,
+            ..bare_input(&tokens, &[])
+        };
+        assert_eq!(
+            title(&input, &layer, 120),
+            format!(
+                " Attention · the model's own layer 0 · head 1 of {heads} · unmasked · own \
+                 positions on "
+            )
+        );
+        assert_eq!(
+            title(&input, &layer, 40),
+            format!(" Layer 0 · head 1/{heads} · own positions on ")
+        );
+    }
+
+    #[test]
+    fn while_the_layer_runs_or_cannot_the_pane_says_so() {
+        let layer = bert();
+        let tokens = [token("x", 5, 0)];
+        let computing = Input {
+            layer: RealLayer::Open(&layer),
+            ..bare_input(&tokens, &[])
+        };
+        assert_eq!(
+            waiting(&computing),
+            Some(format!(
+                "Computing the model's own layer 0 ({} heads) over the sentence…",
+                layer.heads()
+            ))
+        );
+        let refused = Input {
+            run: Some(Err("the sentence is too long")),
+            ..computing
+        };
+        assert_eq!(
+            waiting(&refused).unwrap(),
+            "The model's own layer 0 cannot run on this sentence: the sentence is too long."
+        );
+        // Nothing typed: the pane's own "type a sentence" says it.
+        let empty = Input {
+            layer: RealLayer::Open(&layer),
+            ..bare_input(&[], &[])
+        };
+        assert_eq!(waiting(&empty), None);
+        let why = Unavailable::NoLayer0;
+        let lines = unavailable(RealLayer::Unavailable(&why), 200, Theme::new(false));
+        assert!(
+            lines[0]
+                .to_string()
+                .starts_with("This model's own layer 0 cannot be computed ("),
+            "{lines:?}"
+        );
+        assert!(unavailable(RealLayer::None, 200, Theme::new(false)).is_empty());
+    }
 }

@@ -169,7 +169,11 @@ fn reveal_lines(app: &App, progress: Progress, width: usize) -> Vec<Line<'static
     // On the RoPE step the evidence is the copies before and after rotation.
     if step.setup == Setup::InsideAttention {
         if rotary.panes_show_it() {
-            lines.extend(super::attention::positions::rope_copies(app, width, theme));
+            lines.extend(super::attention::positions::rope_copies(
+                app.views().rope_copies.get(),
+                width,
+                theme,
+            ));
         }
     } else if app.compare().is_none()
         && step.setup != Setup::RowLookup

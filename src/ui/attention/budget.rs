@@ -103,3 +103,18 @@ pub(super) fn rows_shown(
     rows.dedup();
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_current_row_and_the_pinned_rows_come_first_then_their_neighbours() {
+        // Ten rows in three lines: the current row 5 and the pinned 0, then one beside 5.
+        assert_eq!(rows_shown(10, 3, 5, &[0]), [0, 4, 5]);
+        // Room for all: every row, in order, once.
+        assert_eq!(rows_shown(4, 8, 1, &[3]), [0, 1, 2, 3]);
+        // A pinned row past the end is never drawn.
+        assert_eq!(rows_shown(3, 2, 2, &[7]), [1, 2]);
+    }
+}

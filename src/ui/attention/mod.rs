@@ -20,13 +20,15 @@ use super::vector::{
     WideStyle, is_wide, typical_size, values_per_line, vector_lines, wide_legend, wide_line, window,
 };
 use crate::action::fill_keys;
-use crate::app::{App, MAX_VIEW_TOKENS, RealLayer};
-use crate::core::analysis::attention::{HeadPattern, Mask};
+use crate::app::RealLayer;
+use crate::core::analysis::attention::{HeadPattern, MAX_VIEW_TOKENS, Mask};
 use crate::core::analysis::layer0::Layer0;
+use crate::core::analysis::schemes::{AlibiRow, RopeTurn, TurnedCopies};
 use crate::core::explain::head::HeadFinding;
 use crate::core::explain::layer0::SentenceRun;
 use crate::core::tables::positional::PositionScheme;
-use crate::core::text::vocabulary::copies_of;
+use crate::core::tables::weights::TokenLookup;
+use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
 use budget::{Budget, rows_shown};
@@ -43,6 +45,47 @@ const FINDING_LEAST: usize = 2;
 
 mod budget;
 pub(super) mod positions;
+
+/// What the attention pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The head's weights and outputs over the sentence, once computed: the seeded head's, or
+    /// the chosen head of the model's own layer 0.
+    pub(super) attention: Option<&'a HeadPattern>,
+    /// The model's own layer 0, why it cannot be computed, or none (a built-in vocabulary).
+    pub(super) layer: RealLayer<'a>,
+    /// Its run over the sentence: `None` while computed, or why it cannot run.
+    pub(super) run: Option<Result<&'a SentenceRun, &'a str>>,
+    /// The head of the model's own layer 0 shown.
+    pub(super) head: usize,
+    /// Whether every head's small map is shown rather than one head.
+    pub(super) overview: bool,
+    /// The sentence's tokens.
+    pub(super) tokens: &'a [Token],
+    /// Their lookups: which have an input vector.
+    pub(super) lookups: &'a [TokenLookup],
+    /// The current token's index.
+    pub(super) step: usize,
+    /// The seeded head's mask.
+    pub(super) mask: Mask,
+    /// The position scheme acting now (`None` while positions are off).
+    pub(super) scheme: PositionScheme,
+    /// Whether positions are on (layer 0 takes its own).
+    pub(super) overlay: bool,
+    /// The vocabulary's name, for a sentence none of whose tokens has a row.
+    pub(super) vocabulary: &'a str,
+    /// Under `RoPE`, the current token's input vector turned at its position.
+    pub(super) rope: Option<&'a RopeTurn>,
+    /// Under `RoPE`, the current word and its first other copy before and after their turns.
+    pub(super) rope_copies: Option<&'a TurnedCopies>,
+    /// Under `ALiBi`, the biases on the current token's scores.
+    pub(super) alibi: Option<&'a AlibiRow>,
+    /// How wide outputs are drawn.
+    pub(super) wide_style: WideStyle,
+    /// What stands in while the tables are being generated.
+    pub(super) generating: Option<Paragraph<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
 
 /// How the weight cells are drawn at a width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,19 +125,19 @@ struct Grid {
 }
 
 /// The model's own layer 0 and its run over the sentence, when the pane shows them.
-fn real_view(app: &App) -> Option<(&Layer0, &SentenceRun)> {
-    match (app.real_layer(), app.layer0_view()) {
+fn real_view<'a>(input: &Input<'a>) -> Option<(&'a Layer0, &'a SentenceRun)> {
+    match (input.layer, input.run) {
         (RealLayer::Open(layer), Some(Ok(view))) => Some((layer, view)),
         _ => None,
     }
 }
 
 impl Grid {
-    fn new(app: &App, attention: &HeadPattern, width: usize) -> Self {
-        let mut members: Vec<usize> = match real_view(app) {
+    fn new(input: &Input, attention: &HeadPattern, width: usize) -> Self {
+        let mut members: Vec<usize> = match real_view(input) {
             Some((_, view)) => view.members.clone(),
-            None => app
-                .lookups()
+            None => input
+                .lookups
                 .iter()
                 .enumerate()
                 .filter(|(_, lookup)| lookup.input_vector.is_some())
@@ -105,8 +148,8 @@ impl Grid {
         // The head ran over exactly these tokens; never index past its rows.
         members.truncate(attention.weights.nrows());
         let count = members.len();
-        let current = members.iter().position(|&index| index == app.step());
-        let tokens = app.tokens();
+        let current = members.iter().position(|&index| index == input.step);
+        let tokens = input.tokens;
         let last_position = members.last().map_or(0, |&index| tokens[index].position);
         let digits = last_position.to_string().len();
         let position_width = digits.max(3);
@@ -141,8 +184,8 @@ impl Grid {
     }
 
     /// A token's row label: the marker, its position and its text.
-    fn label(&self, app: &App, row: usize, theme: Theme) -> Span<'static> {
-        let token = &app.tokens()[self.members[row]];
+    fn label(&self, tokens: &[Token], row: usize, theme: Theme) -> Span<'static> {
+        let token = &tokens[self.members[row]];
         let (marker, style) = if Some(row) == self.current {
             (CURRENT_MARKER, theme.current())
         } else {
@@ -176,14 +219,14 @@ impl Grid {
 
 /// The current row's weights as numbers, on one line cut with `…` when it is longer.
 fn row_values(
-    app: &App,
+    tokens: &[Token],
     attention: &HeadPattern,
     grid: &Grid,
     width: usize,
     theme: Theme,
 ) -> Option<Line<'static>> {
     let row = grid.current?;
-    let token = &app.tokens()[grid.members[row]];
+    let token = &tokens[grid.members[row]];
     let mut text = format!(
         "{CURRENT_MARKER} {} at {} gives",
         token.text, token.position
@@ -201,7 +244,7 @@ fn row_values(
 /// The attention pane at a width: its title, and the map's layout, finding and the scheme's
 /// own lines built once; the heat map and outputs are drawn to the rows it gets.
 pub(super) struct AttentionPane<'a> {
-    app: &'a App,
+    input: Input<'a>,
     title: String,
     body: Body<'a>,
 }
@@ -240,36 +283,37 @@ struct Copies {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> AttentionPane<'_> {
-    let title = title(app, width);
+pub(super) fn build(input: Input<'_>, width: u16) -> AttentionPane<'_> {
+    let title = title(&input, width);
     let width = usize::from(width.saturating_sub(2));
-    let body = match app.views().attention.get() {
-        None => Body::Message(wrapped(&nothing_to_attend(app), width, app.theme().muted())),
-        Some(_) if app.head_overview() => {
+    let theme = input.theme;
+    let body = match input.attention {
+        None => Body::Message(wrapped(&nothing_to_attend(&input), width, theme.muted())),
+        Some(_) if input.overview => {
             let shown = super::head_overview::Heads {
-                run: match app.layer0_view() {
-                    Some(Ok(view)) => Some((view, app.tokens())),
+                run: match input.run {
+                    Some(Ok(view)) => Some((view, input.tokens)),
                     _ => None,
                 },
-                head: app.head(),
-                theme: app.theme(),
+                head: input.head,
+                theme,
             };
             Body::Overview(Box::new(super::head_overview::build(&shown, width)))
         }
         Some(attention) => {
-            let grid = Grid::new(app, attention, width);
+            let grid = Grid::new(&input, attention, width);
             Body::Map(Box::new(Map {
                 attention,
-                finding: finding(app, attention, &grid, width),
-                copies: copies_claim(app, &grid, width),
-                extra: extra(app, &grid, width, app.theme()),
+                finding: finding(&input, attention, &grid, width),
+                copies: copies_claim(&input, &grid, width),
+                extra: extra(&input, &grid, width),
                 per_output: lines_per_output(attention, &grid),
                 grid,
                 width,
             }))
         }
     };
-    AttentionPane { app, title, body }
+    AttentionPane { input, title, body }
 }
 
 impl Pane for AttentionPane<'_> {
@@ -309,11 +353,11 @@ impl Pane for AttentionPane<'_> {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
-        let app = self.app;
-        let theme = app.theme();
+        let input = &self.input;
+        let theme = input.theme;
         let block = super::pane(self.title.clone(), false, theme);
         let inner = block.inner(area);
-        if let Some(message) = super::generating(app) {
+        if let Some(message) = &input.generating {
             block.render(area, buf);
             message.render(inner, buf);
             return;
@@ -327,21 +371,21 @@ impl Pane for AttentionPane<'_> {
                 block.render(area, buf);
                 overview.render(inner, buf);
             }
-            Body::Map(map) => map.render(app, block, area, buf),
+            Body::Map(map) => map.render(input, block, area, buf),
         }
     }
 }
 
 /// The pane's title, shortened when the pane is narrow.
-fn title(app: &App, width: u16) -> String {
-    if let RealLayer::Open(layer) = app.real_layer() {
-        return super::layer0::title(app, layer, width);
+fn title(input: &Input, width: u16) -> String {
+    if let RealLayer::Open(layer) = input.layer {
+        return super::layer0::title(input, layer, width);
     }
-    let mask = match app.mask() {
+    let mask = match input.mask {
         Mask::None => "unmasked",
         Mask::Causal => "causal mask",
     };
-    let positions = match app.active_scheme() {
+    let positions = match input.scheme {
         PositionScheme::None => "no positions",
         PositionScheme::Learned => "learned positions",
         PositionScheme::Sinusoidal => "sinusoidal positions",
@@ -360,23 +404,23 @@ fn title(app: &App, width: u16) -> String {
     .unwrap_or_else(|| " Random head ".to_owned())
 }
 
-fn nothing_to_attend(app: &App) -> String {
-    if let Some(waiting) = super::layer0::waiting(app) {
+fn nothing_to_attend(input: &Input) -> String {
+    if let Some(waiting) = super::layer0::waiting(input) {
         waiting
-    } else if app.tokens().is_empty() {
+    } else if input.tokens.is_empty() {
         "No tokens yet: type a sentence, and the head will relate its words to one another."
             .to_owned()
     } else {
         format!(
             "No vectors to attend over: none of these tokens has a row in the {} vocabulary.",
-            app.model().label()
+            input.vocabulary
         )
     }
 }
 
 impl Map<'_> {
     /// The map, outputs and finding fitted to `area`, in `block`.
-    fn render(&self, app: &App, block: Block<'_>, area: Rect, buf: &mut Buffer) {
+    fn render(&self, input: &Input, block: Block<'_>, area: Rect, buf: &mut Buffer) {
         let Self {
             attention,
             ref grid,
@@ -386,20 +430,19 @@ impl Map<'_> {
             per_output,
             width,
         } = *self;
-        let theme = app.theme();
+        let theme = input.theme;
+        let tokens = input.tokens;
         let inner = block.inner(area);
         let count = grid.members.len();
-        let with_rows = if real_view(app).is_some() {
-            let rows = match app.real_layer() {
-                RealLayer::Open(layer) => layer.token_rows(),
-                _ => 0,
-            };
-            app.tokens()
+        let with_rows = if let Some((layer, _)) = real_view(input) {
+            let rows = layer.token_rows();
+            tokens
                 .iter()
                 .filter(|token| token.id.is_some_and(|id| id < rows))
                 .count()
         } else {
-            app.lookups()
+            input
+                .lookups
                 .iter()
                 .filter(|lookup| lookup.input_vector.is_some())
                 .count()
@@ -407,7 +450,7 @@ impl Map<'_> {
         let block = if with_rows > count {
             let note = format!(" the first {count} of {with_rows} tokens ");
             block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
-        } else if with_rows < app.tokens().len() {
+        } else if with_rows < tokens.len() {
             let note = " tokens without an input vector are left out ";
             block.title_bottom(Line::styled(note, theme.muted()).right_aligned())
         } else {
@@ -440,21 +483,24 @@ impl Map<'_> {
             };
             lines.push(Line::styled(fit(caption, width), theme.muted()));
         }
-        let (positions, texts) = heat_header(app, grid, theme);
+        let (positions, texts) = heat_header(tokens, grid, theme);
         lines.push(positions);
         lines.extend(texts.filter(|_| budget.texts));
         let keep = grid.current.unwrap_or(0);
         for row in rows_shown(count, budget.heat_rows, keep, pinned) {
-            lines.push(heat_row(app, attention, grid, row, theme));
+            lines.push(heat_row(tokens, attention, grid, row, theme));
         }
         if budget.row_values {
-            lines.extend(row_values(app, attention, grid, width, theme));
+            lines.extend(row_values(tokens, attention, grid, width, theme));
         }
         if budget.output_rows > 0 {
-            let scale = output_scale(attention);
-            lines.push(output_header(app, attention, grid, scale, theme));
+            let style = WideStyle {
+                scale: output_scale(attention),
+                ..input.wide_style
+            };
+            lines.push(output_header(attention, grid, style, theme));
             for row in rows_shown(count, budget.output_rows, keep, pinned) {
-                lines.extend(output_lines(app, attention, grid, row, scale, theme));
+                lines.extend(output_lines(tokens, attention, grid, row, style, theme));
             }
         }
         let cut = budget.finding < finding.len();
@@ -480,8 +526,11 @@ impl Map<'_> {
 }
 
 /// The key positions above the map, and the keys' texts when the cells are wide enough.
-fn heat_header(app: &App, grid: &Grid, theme: Theme) -> (Line<'static>, Option<Line<'static>>) {
-    let tokens = app.tokens();
+fn heat_header(
+    tokens: &[Token],
+    grid: &Grid,
+    theme: Theme,
+) -> (Line<'static>, Option<Line<'static>>) {
     let mut positions = format!(
         "  {:>p$} {} ",
         "pos",
@@ -512,14 +561,14 @@ fn heat_header(app: &App, grid: &Grid, theme: Theme) -> (Line<'static>, Option<L
 }
 
 fn heat_row(
-    app: &App,
+    tokens: &[Token],
     attention: &HeadPattern,
     grid: &Grid,
     row: usize,
     theme: Theme,
 ) -> Line<'static> {
     let is_current = Some(row) == grid.current;
-    let mut spans = vec![grid.label(app, row, theme)];
+    let mut spans = vec![grid.label(tokens, row, theme)];
     for key in grid.keys.clone() {
         let weight = attention.weights[[row, key]];
         // A hidden key's score is minus infinity: it is masked, not merely small.
@@ -561,19 +610,12 @@ fn output_scale(attention: &HeadPattern) -> f32 {
     )
 }
 
-/// How wide outputs are drawn: the explorer's view and window, relative to the outputs' size.
-fn output_style(app: &App, scale: f32) -> WideStyle {
-    WideStyle {
-        scale,
-        ..app.wide_style()
-    }
-}
-
+/// The outputs' header; `style` is how wide outputs are drawn: the explorer's view and window,
+/// relative to the outputs' size.
 fn output_header(
-    app: &App,
     attention: &HeadPattern,
     grid: &Grid,
-    scale: f32,
+    style: WideStyle,
     theme: Theme,
 ) -> Line<'static> {
     let dims = attention.outputs.first().map_or(0, ndarray::ArrayBase::len);
@@ -585,27 +627,22 @@ fn output_header(
     );
     if is_wide(dims) {
         text.push_str(" · ");
-        text.push_str(&wide_legend(dims, grid.room, output_style(app, scale)));
+        text.push_str(&wide_legend(dims, grid.room, style));
     }
     Line::styled(fit(&text, grid.label_width() + grid.room), theme.muted())
 }
 
 fn output_lines(
-    app: &App,
+    tokens: &[Token],
     attention: &HeadPattern,
     grid: &Grid,
     row: usize,
-    scale: f32,
+    style: WideStyle,
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let output = attention.outputs[row].view();
     let parts = if is_wide(output.len()) {
-        vec![wide_line(
-            output,
-            grid.room,
-            output_style(app, scale),
-            theme,
-        )]
+        vec![wide_line(output, grid.room, style, theme)]
     } else {
         vector_lines(output, grid.room, theme)
     };
@@ -614,7 +651,7 @@ fn output_lines(
         .enumerate()
         .map(|(part, values)| {
             let lead = if part == 0 {
-                grid.label(app, row, theme)
+                grid.label(tokens, row, theme)
             } else {
                 Span::raw(grid.blank_label())
             };
@@ -626,37 +663,37 @@ fn output_lines(
 }
 
 /// What the learner should see in the heat map and the outputs, wrapped to the width.
-fn finding(app: &App, attention: &HeadPattern, grid: &Grid, width: usize) -> Vec<String> {
-    if let Some((layer, view)) = real_view(app) {
-        return super::layer0::finding(app, layer, view, width);
+fn finding(input: &Input, attention: &HeadPattern, grid: &Grid, width: usize) -> Vec<String> {
+    if let Some((layer, view)) = real_view(input) {
+        return super::layer0::finding(input, layer, view, width);
     }
-    let tokens = app.tokens();
+    let tokens = input.tokens;
     let first = grid
         .members
         .first()
         .map_or(0, |&index| tokens[index].position);
     let weight = attention.weights.get([0, 0]).copied().unwrap_or(1.0);
-    let finding = HeadFinding::of(app.active_scheme(), app.mask(), first, weight);
+    let finding = HeadFinding::of(input.scheme, input.mask, first, weight);
     wrap_words(&fill_keys(&finding.sentence()), width)
 }
 
 /// With no positions and no mask, copies of the current word get the same weights and output:
 /// the claim, and the copies' rows that bear it out.
-fn copies_claim(app: &App, grid: &Grid, width: usize) -> Option<Copies> {
-    let unmasked_without_positions = real_view(app).is_none()
-        && app.active_scheme() == PositionScheme::None
-        && app.mask() != Mask::Causal;
+fn copies_claim(input: &Input, grid: &Grid, width: usize) -> Option<Copies> {
+    let unmasked_without_positions = real_view(input).is_none()
+        && input.scheme == PositionScheme::None
+        && input.mask != Mask::Causal;
     if !unmasked_without_positions {
         return None;
     }
-    let copies: Vec<usize> = copies_of(app.tokens(), app.step())
+    let copies: Vec<usize> = copies_of(input.tokens, input.step)
         .into_iter()
         .filter(|index| grid.members.contains(index))
         .collect();
     if copies.len() < 2 {
         return None;
     }
-    let tokens = app.tokens();
+    let tokens = input.tokens;
     let positions: Vec<String> = copies
         .iter()
         .map(|&index| tokens[index].position.to_string())
@@ -664,16 +701,173 @@ fn copies_claim(app: &App, grid: &Grid, width: usize) -> Option<Copies> {
     let (last, rest) = positions.split_last()?;
     let claim = format!(
         "{} at {} and {last}: identical weights and outputs.",
-        tokens[app.step()].text,
+        tokens[input.step].text,
         rest.join(", ")
     );
     let rows = copies
         .iter()
-        .filter(|&&index| index != app.step())
+        .filter(|&&index| index != input.step)
         .filter_map(|index| grid.members.iter().position(|member| member == index))
         .collect();
     Some(Copies {
         lines: wrap_words(&claim, width),
         rows,
     })
+}
+
+/// An attention pane's input with nothing computed yet: no head, no layer of the model's own,
+/// no positions, no mask, the first token current; tests fill in what they show.
+#[cfg(test)]
+pub(in crate::ui) fn bare_input<'a>(tokens: &'a [Token], lookups: &'a [TokenLookup]) -> Input<'a> {
+    use crate::view_state::WideView;
+    Input {
+        attention: None,
+        layer: RealLayer::None,
+        run: None,
+        head: 0,
+        overview: false,
+        tokens,
+        lookups,
+        step: 0,
+        mask: Mask::None,
+        scheme: PositionScheme::None,
+        overlay: false,
+        vocabulary: "seed",
+        rope: None,
+        rope_copies: None,
+        alibi: None,
+        wide_style: WideStyle {
+            view: WideView::Strip,
+            first_dim: 0,
+            scale: 1.0,
+        },
+        generating: None,
+        theme: Theme::new(false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::attention::{AttentionWeights, self_attention};
+    use crate::core::analysis::schemes::{alibi_row, rope_turn, turned_copies};
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
+
+    /// "the dog bites the man" in the seed vocabulary at the second 'the', through the seeded
+    /// head under `scheme` and `mask`, with what the derive step computes for the scheme.
+    struct Sentence {
+        tokens: Vec<Token>,
+        lookups: Vec<TokenLookup>,
+        pattern: HeadPattern,
+        rope: Option<RopeTurn>,
+        rope_copies: Option<TurnedCopies>,
+        alibi: Option<AlibiRow>,
+        scheme: PositionScheme,
+        mask: Mask,
+    }
+
+    const STEP: usize = 3;
+
+    impl Sentence {
+        fn new(scheme: PositionScheme, mask: Mask) -> Self {
+            let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+            let tokens = model.tokenize("the dog bites the man").unwrap();
+            let lookups = model.embed(&tokens, scheme);
+            let vectors: Vec<_> = lookups
+                .iter()
+                .filter_map(|lookup| lookup.input_vector.clone())
+                .collect();
+            let positions: Vec<usize> = tokens.iter().map(|token| token.position).collect();
+            let head = AttentionWeights::seeded(model.dims(), DEFAULT_SEED);
+            let pattern: HeadPattern =
+                self_attention(&vectors, &positions, &head, mask, scheme).into();
+            let alibi = alibi_row(pattern.scores.row(STEP), &positions, STEP);
+            Self {
+                rope: rope_turn(&lookups[STEP]),
+                rope_copies: turned_copies(&tokens, &lookups, STEP),
+                alibi,
+                tokens,
+                lookups,
+                pattern,
+                scheme,
+                mask,
+            }
+        }
+
+        fn input(&self) -> Input<'_> {
+            Input {
+                attention: Some(&self.pattern),
+                step: STEP,
+                mask: self.mask,
+                scheme: self.scheme,
+                overlay: self.scheme != PositionScheme::None,
+                rope: self
+                    .rope
+                    .as_ref()
+                    .filter(|_| self.scheme == PositionScheme::Rope),
+                rope_copies: self
+                    .rope_copies
+                    .as_ref()
+                    .filter(|_| self.scheme == PositionScheme::Rope),
+                alibi: self
+                    .alibi
+                    .as_ref()
+                    .filter(|_| self.scheme == PositionScheme::Alibi),
+                ..bare_input(&self.tokens, &self.lookups)
+            }
+        }
+    }
+
+    #[test]
+    fn one_head_s_weights_outputs_and_the_copies_claim_beside_their_rows() {
+        let sentence = Sentence::new(PositionScheme::None, Mask::None);
+        let pane = build(sentence.input(), 80);
+        let height = u16::try_from(pane.height()).unwrap();
+        insta::assert_snapshot!(screen(&pane, 80, height).join("\n"));
+    }
+
+    #[test]
+    fn a_short_pane_drops_the_copies_claim_with_its_rows() {
+        let sentence = Sentence::new(PositionScheme::None, Mask::None);
+        let pane = build(sentence.input(), 80);
+        let claim = "the at 0 and 3: identical weights and outputs.";
+        let tall = screen(&pane, 80, 20).join("\n");
+        assert!(tall.contains(claim), "{tall}");
+        // Too short for the copy's rows: the claim goes too, and the current row stays.
+        let short = screen(&pane, 80, 9);
+        let text = short.join("\n");
+        assert!(!text.contains(claim), "{text}");
+        assert!(
+            short.iter().any(|line| line.starts_with("│▶   3 the")),
+            "{text}"
+        );
+        assert!(pane.least_height() <= 9);
+    }
+
+    #[test]
+    fn alibi_gives_the_current_row_s_biases_and_what_the_mask_changes() {
+        let sentence = Sentence::new(PositionScheme::Alibi, Mask::Causal);
+        let pane = build(sentence.input(), 90);
+        let text = screen(&pane, 90, 40).join("\n");
+        assert!(
+            text.contains("bias on position 3's scores, key by key:"),
+            "{text}"
+        );
+        // The causal mask hides the keys after position 3: their bias is a dot.
+        assert!(text.contains("     ·"), "{text}");
+        assert!(
+            text.contains("With the causal mask each token sees only"),
+            "{text}"
+        );
+        assert!(text.contains("causal mask · ALiBi"), "{text}");
+    }
+
+    #[test]
+    fn with_no_head_the_pane_says_why() {
+        let none = bare_input(&[], &[]);
+        let text = screen(&build(none, 60), 60, 5).join("\n");
+        assert!(text.contains("No tokens yet: type a sentence"), "{text}");
+    }
 }

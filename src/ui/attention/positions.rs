@@ -6,24 +6,25 @@ use std::fmt::Write as _;
 
 use ratatui::text::{Line, Span};
 
-use super::{Grid, real_view};
+use super::{Grid, Input, real_view};
 use crate::action::fill_keys;
-use crate::app::App;
 use crate::core::analysis::attention::Mask;
+use crate::core::analysis::schemes::{AlibiRow, TurnedCopies};
 use crate::core::tables::positional::{PositionScheme, ROPE_BASE};
 use crate::theme::Theme;
 use crate::ui::text::{fit, wrap_words, wrapped};
 use crate::ui::vector::format_value;
 
 /// The scheme's own lines: `RoPE`'s rotation of the current token, `ALiBi`'s biases.
-pub(super) fn extra(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<Line<'static>> {
-    if let Some((_, view)) = real_view(app) {
-        return crate::ui::layer0::extra(app, view, width, theme);
+pub(super) fn extra(input: &Input, grid: &Grid, width: usize) -> Vec<Line<'static>> {
+    let theme = input.theme;
+    if let Some((_, view)) = real_view(input) {
+        return crate::ui::layer0::extra(input.head, view, width, theme);
     }
-    let mut lines = crate::ui::layer0::unavailable(app, width, theme);
-    lines.extend(match app.active_scheme() {
-        PositionScheme::Rope => rope_lines(app, width, theme),
-        PositionScheme::Alibi => alibi_lines(app, grid, width, theme),
+    let mut lines = crate::ui::layer0::unavailable(input.layer, width, theme);
+    lines.extend(match input.scheme {
+        PositionScheme::Rope => rope_lines(input, width, theme),
+        PositionScheme::Alibi => alibi_lines(input.alibi, input.mask, grid, width, theme),
         PositionScheme::None | PositionScheme::Learned | PositionScheme::Sinusoidal => Vec::new(),
     });
     lines
@@ -33,10 +34,10 @@ pub(super) fn extra(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<L
 ///
 /// The head's queries come already turned, so the pane shows the turn on the token's input
 /// vector: the angles are the same ones the head uses for its query and key.
-fn rope_lines(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
+fn rope_lines(input: &Input, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let muted = |text: String| Line::styled(text, theme.muted());
-    let Some(turn) = app.views().rope.get() else {
-        return match app.lookups().get(app.step()) {
+    let Some(turn) = input.rope else {
+        return match input.lookups.get(input.step) {
             Some(lookup) => vec![muted(format!(
                 "{} has no row, so nothing to turn at position {}.",
                 lookup.token.text, lookup.token.position
@@ -88,15 +89,19 @@ fn rope_lines(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
     if let Some(dim) = turn.lone_dim {
         lines.push(muted(format!("d{dim} has no partner and is left as it is")));
     }
-    lines.extend(rope_copies(app, width, theme));
+    lines.extend(rope_copies(input.rope_copies, width, theme));
     lines
 }
 
 /// For a repeated word: its copy's vector is the same before rotation, but turned by another
 /// angle, so the copies' rotated vectors (and so their queries and keys) differ. The lesson's
 /// step on position inside attention shows it too: the evidence beside its claim.
-pub(in crate::ui) fn rope_copies(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
-    let Some(copies) = app.views().rope_copies.get() else {
+pub(in crate::ui) fn rope_copies(
+    copies: Option<&TurnedCopies>,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let Some(copies) = copies else {
         return Vec::new();
     };
     let (word, position) = (&copies.token.text, copies.token.position);
@@ -127,9 +132,15 @@ pub(in crate::ui) fn rope_copies(app: &App, width: usize, theme: Theme) -> Vec<L
 }
 
 /// The current token's biases and what `ALiBi` can and cannot tell apart under each mask.
-fn alibi_lines(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<Line<'static>> {
+fn alibi_lines(
+    row: Option<&AlibiRow>,
+    mask: Mask,
+    grid: &Grid,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    if let Some(row) = app.views().alibi.get() {
+    if let Some(row) = row {
         let mut text = format!("bias on position {}'s scores, key by key:", row.position);
         for key in grid.keys.clone() {
             match row.biases.get(key).copied().flatten() {
@@ -141,7 +152,7 @@ fn alibi_lines(app: &App, grid: &Grid, width: usize, theme: Theme) -> Vec<Line<'
         }
         lines.push(Line::styled(fit(&text, width), theme.muted()));
     }
-    let note = match app.mask() {
+    let note = match mask {
         Mask::None => {
             "Unmasked, a sentence and its exact reversal keep every distance between words, so \
              ALiBi alone cannot tell a 3-word sentence from its reversal: each word gets the \
