@@ -117,7 +117,8 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     ]);
     let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
     let body = Body::build(app, middle.width, short);
-    let lesson = lesson::build(app, area.width, short);
+    let lesson =
+        lesson_input(app, area.width).map(|input| lesson::build(&input, area.width, short));
     // The panes take what they need; the readout gets the rest, and at least its minimum.
     // The readout keeps room for its finding and explanation; more on taller terminals.
     let readout_least = match (&lesson, area.height < 30) {
@@ -225,8 +226,9 @@ fn render_lesson(
     hits: &mut HitMap,
 ) {
     let narrow = (picture_beside(app, area) && lesson::picture_may_show(app))
-        .then(|| lesson::build(app, READABLE_WIDTH, short))
+        .then(|| lesson_input(app, READABLE_WIDTH))
         .flatten()
+        .map(|input| lesson::build(&input, READABLE_WIDTH, short))
         .filter(|narrow| narrow.height() <= usize::from(area.height));
     let Some(narrow) = narrow else {
         lesson.render(area, buf, hits);
@@ -362,7 +364,10 @@ fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
 /// Records where the lesson panel drawn on `area` put its answers, so a click gives one.
 fn record_answers(app: &App, area: Rect, short: bool, hits: &mut HitMap) {
     let inner = area.inner(ratatui::layout::Margin::new(1, 1));
-    for (row, height, number) in lesson::answer_rows(app, area.width, short) {
+    let Some(input) = lesson_input(app, area.width) else {
+        return;
+    };
+    for (row, height, number) in lesson::answer_rows(&input, area.width, short) {
         let spot = Rect {
             y: inner.y.saturating_add(row),
             height,
@@ -489,6 +494,27 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
     }
 }
 
+/// What the lesson panel reads at a width, when a lesson is on.
+fn lesson_input(app: &App, width: u16) -> Option<lesson::Input> {
+    let theme = app.theme();
+    let inner = usize::from(width).saturating_sub(2).max(1);
+    Some(lesson::Input {
+        progress: app.lesson()?,
+        architecture: match app.real_layer() {
+            RealLayer::Open(layer) => Some(layer.architecture()),
+            RealLayer::Unavailable(_) | RealLayer::None => None,
+        },
+        has_row: app
+            .lookups()
+            .get(app.step())
+            .is_some_and(|lookup| lookup.token_vector.is_some()),
+        comparing: app.compare().is_some(),
+        finding: readout::finding(app),
+        rope_copies: attention::positions::rope_copies(app.views().rope_copies.get(), inner, theme),
+        theme,
+    })
+}
+
 /// What the input pane reads.
 fn sentence_input(app: &App) -> input::Input<'_> {
     let typing = app.focus() == Focus::Input;
@@ -505,10 +531,18 @@ fn sentence_input(app: &App) -> input::Input<'_> {
 }
 
 /// What the help bar reads: the key table's entries for the scope, those the lesson says do
-/// nothing now left out.
+/// nothing now left out, and the next step named "finish" on the last.
 fn bar(app: &App) -> help::Bar<'_> {
     let mut entries = bar_entries(app.scope());
     entries.retain(|entry| lesson::works_now(app, &entry.action));
+    // On the last step the lesson's next step is its end.
+    if app.lesson().is_some_and(|progress| progress.is_last()) {
+        for entry in &mut entries {
+            if entry.action == Action::LessonNext {
+                entry.words = "finish";
+            }
+        }
+    }
     help::Bar {
         scope: app.scope(),
         prompt: app.prompt(),
@@ -588,7 +622,7 @@ fn hidden_until_guessed<'a>(
     if lesson::hides_answers(app) {
         Box::new(Hidden {
             hidden: pane,
-            shown: lesson::guess_first(app, width),
+            shown: lesson::guess_first(app.theme(), width),
         })
     } else {
         pane

@@ -1365,6 +1365,12 @@ fn every_lesson_step_before_and_after_its_answer_at_80_by_24_and_200_by_60() {
         app.handle_event(&Event::Resize(width, height));
         let terminal = draw(&app, width, height);
         assert!(screen_text(&terminal).contains("step 7 of 7"));
+        // The last step's Enter ends the lesson, and the help bar says so.
+        let bar = screen_row(&terminal, height - 1);
+        assert!(
+            bar.contains("Enter finish") && !bar.contains("next"),
+            "{bar}"
+        );
         assert_snapshot!(
             format!("lesson_step_7_{width}x{height}"),
             terminal.backend()

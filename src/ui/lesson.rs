@@ -5,36 +5,50 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::pane::TextPane;
 use crate::action::{Action, fill_keys};
-use crate::app::{App, RealLayer};
+use crate::app::App;
 use crate::core::analysis::layer0::Architecture;
 use crate::core::explain::findings::{Evidence, RotaryStep};
 use crate::lesson::{Progress, STEPS, Setup};
+use crate::theme::Theme;
 
-/// The panel at a width, when a lesson is on: its lines wrapped as drawn. `compact` (a short
-/// terminal) leaves out the question once it is answered (the answer given restates it) and
-/// the footer the help bar repeats.
-pub(super) fn build(app: &App, width: u16, compact: bool) -> Option<TextPane<'static>> {
-    let inner = usize::from(width).saturating_sub(2).max(1);
-    let (title, lines) = content(app, inner, compact)?;
-    let block = super::pane(title, true, app.theme());
-    Some(TextPane::new(
-        block,
-        lines,
-        Some(Wrap { trim: true }),
-        width,
-    ))
+/// What the lesson panel reads, made in `ui.rs` for the width it is drawn at.
+pub(super) struct Input {
+    /// Where the learner is in the lesson.
+    pub(super) progress: Progress,
+    /// The architecture of the model's own layer 0, when the panes show it rather than the
+    /// seeded head.
+    pub(super) architecture: Option<Architecture>,
+    /// Whether the current token has a row.
+    pub(super) has_row: bool,
+    /// Whether compare mode is on (it brings its own pair of sentences).
+    pub(super) comparing: bool,
+    /// The current token's finding: its copies and their distance.
+    pub(super) finding: Option<Line<'static>>,
+    /// The current word and its first copy before and after `RoPE` turns them, wrapped at
+    /// the panel's inner width.
+    pub(super) rope_copies: Vec<Line<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
+/// The panel at a width: its lines wrapped as drawn. `compact` (a short terminal) leaves out
+/// the question once it is answered (the answer given restates it) and the footer the help
+/// bar repeats.
+pub(super) fn build(input: &Input, width: u16, compact: bool) -> TextPane<'static> {
+    let (title, lines) = content(input, compact);
+    let block = super::pane(title, true, input.theme);
+    TextPane::new(block, lines, Some(Wrap { trim: true }), width)
 }
 
 /// Where each answer offered now is drawn in a panel `width` columns wide: its first row and
 /// its rows inside the borders, and its number; none once the question is answered.
-pub(super) fn answer_rows(app: &App, width: u16, compact: bool) -> Vec<(u16, u16, usize)> {
+pub(super) fn answer_rows(input: &Input, width: u16, compact: bool) -> Vec<(u16, u16, usize)> {
     let inner = width.saturating_sub(2).max(1);
-    let Some((_, lines)) = content(app, usize::from(inner), compact) else {
+    let (_, lines) = content(input, compact);
+    let progress = input.progress;
+    if progress.revealed() {
         return Vec::new();
-    };
-    let Some(progress) = app.lesson().filter(|progress| !progress.revealed()) else {
-        return Vec::new();
-    };
+    }
     let Some(choices) = progress.content().choices else {
         return Vec::new();
     };
@@ -56,9 +70,10 @@ pub(super) fn answer_rows(app: &App, width: u16, compact: bool) -> Vec<(u16, u16
 }
 
 /// The panel's title and lines, built once for measuring and drawing alike.
-fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'static>>)> {
-    let theme = app.theme();
-    let progress = app.lesson()?;
+fn content(input: &Input, compact: bool) -> (String, Vec<Line<'static>>) {
+    let Input {
+        progress, theme, ..
+    } = *input;
     let step = progress.content();
     let dots: String = (0..STEPS.len())
         .map(|index| match index.cmp(&progress.step) {
@@ -105,7 +120,7 @@ fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'
         }
     }
     if progress.revealed() {
-        lines.extend(reveal_lines(app, progress, width));
+        lines.extend(reveal_lines(input));
         // Going back is offered only where there is a step before.
         let next = match (progress.is_last(), progress.step > 0) {
             (true, _) => fill_keys(
@@ -130,20 +145,22 @@ fn content(app: &App, width: usize, compact: bool) -> Option<(String, Vec<Line<'
             theme.muted(),
         ));
     }
-    Some((title, lines))
+    (title, lines)
 }
 
 /// What a step shows once answered: the verdict and the reveal, then the evidence the panes
 /// hold for it.
-fn reveal_lines(app: &App, progress: Progress, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
+fn reveal_lines(input: &Input) -> Vec<Line<'static>> {
+    let Input {
+        progress, theme, ..
+    } = *input;
     let step = progress.content();
     let mut lines = Vec::new();
     // Right and wrong differ in marker and in colour, so neither depends on colour alone.
-    let rotary = RotaryStep::of(architecture(app));
+    let rotary = RotaryStep::of(input.architecture);
     let verdict = progress.answered.map(|answer| {
         let right = answer == step.answer;
-        let text = evidence(app, step.setup, rotary).verdict(right);
+        let text = evidence(input, step.setup, rotary).verdict(right);
         Span::styled(
             text,
             if right {
@@ -169,40 +186,23 @@ fn reveal_lines(app: &App, progress: Progress, width: usize) -> Vec<Line<'static
     // On the RoPE step the evidence is the copies before and after rotation.
     if step.setup == Setup::InsideAttention {
         if rotary.panes_show_it() {
-            lines.extend(super::attention::positions::rope_copies(
-                app.views().rope_copies.get(),
-                width,
-                theme,
-            ));
+            lines.extend(input.rope_copies.iter().cloned());
         }
-    } else if app.compare().is_none()
+    } else if !input.comparing
         && step.setup != Setup::RowLookup
-        && let Some(finding) = super::readout::finding(app)
+        && let Some(finding) = &input.finding
     {
-        lines.push(finding);
+        lines.push(finding.clone());
     }
     lines
 }
 
-/// The architecture of the model's own layer 0, when the panes show it rather than the
-/// seeded head.
-fn architecture(app: &App) -> Option<Architecture> {
-    match app.real_layer() {
-        RealLayer::Open(layer) => Some(layer.architecture()),
-        RealLayer::Unavailable(_) | RealLayer::None => None,
-    }
-}
-
 /// Whether the panes a step reveals hold what its answer speaks of.
-fn evidence(app: &App, setup: Setup, rotary: RotaryStep) -> Evidence {
-    let has_row = app
-        .lookups()
-        .get(app.step())
-        .is_some_and(|lookup| lookup.token_vector.is_some());
+fn evidence(input: &Input, setup: Setup, rotary: RotaryStep) -> Evidence {
     match setup {
         // Compare mode brings its own pair of sentences.
         Setup::WordOrder | Setup::PositionsAdded => Evidence::Shown,
-        _ if !has_row => Evidence::NoSentence,
+        _ if !input.has_row => Evidence::NoSentence,
         Setup::InsideAttention if !rotary.panes_show_it() => Evidence::Elsewhere,
         _ => Evidence::Shown,
     }
@@ -259,8 +259,7 @@ pub(super) fn picture_may_show(app: &App) -> bool {
 }
 
 /// Stands in for the pane that would give the answer away before the learner guesses.
-pub(super) fn guess_first(app: &App, width: u16) -> TextPane<'static> {
-    let theme = app.theme();
+pub(super) fn guess_first(theme: Theme, width: u16) -> TextPane<'static> {
     let text = vec![
         Line::styled(
             fill_keys("Make your guess below first ({Lesson:Answer(1)} or {Lesson:Answer(2)})."),
@@ -273,4 +272,69 @@ pub(super) fn guess_first(app: &App, width: u16) -> TextPane<'static> {
     ];
     let block = super::pane(" Hidden until you guess ", false, theme);
     TextPane::new(block, text, Some(Wrap { trim: true }), width)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::pane::screen;
+    use ratatui::text::Line;
+
+    fn at(step: usize, answered: Option<usize>) -> Input {
+        Input {
+            progress: Progress { step, answered },
+            architecture: None,
+            has_row: true,
+            comparing: false,
+            finding: Some(Line::raw(
+                "fox at 0 and 3: same row 2, Euclidean distance 0.0000",
+            )),
+            rope_copies: Vec::new(),
+            theme: Theme::new(false),
+        }
+    }
+
+    #[test]
+    fn a_question_offers_its_answers_where_a_click_finds_them() {
+        let input = at(1, None);
+        let text = screen(&build(&input, 80, false), 80, 10).join("\n");
+        assert!(
+            text.contains("Lesson · step 2 of 7 ●◉○○○○○ · The repeated word"),
+            "{text}"
+        );
+        assert!(text.contains("1) the same vector both times"), "{text}");
+        assert!(text.contains("Guess first: press 1 or 2."), "{text}");
+        // The question wraps to two rows; the answers take a row each below it.
+        assert_eq!(answer_rows(&input, 80, false), [(2, 1, 1), (3, 1, 2)]);
+        assert!(
+            !text.contains("Euclidean distance"),
+            "the finding would answer it: {text}"
+        );
+    }
+
+    #[test]
+    fn an_answer_shows_the_verdict_the_reveal_and_the_finding_it_rests_on() {
+        let input = at(1, Some(2));
+        let text = screen(&build(&input, 80, false), 80, 14).join("\n");
+        assert!(text.contains("✘ 2) a different vector each time"), "{text}");
+        assert!(text.contains("→ 1) the same vector both times"), "{text}");
+        assert!(text.contains("Same id, same row, same vector"), "{text}");
+        assert!(
+            text.contains("same row 2, Euclidean distance 0.0000"),
+            "{text}"
+        );
+        assert!(answer_rows(&input, 80, false).is_empty());
+        // Compact, the question and the footer the help bar repeats are left out.
+        let compact = screen(&build(&input, 80, true), 80, 14).join("\n");
+        assert!(!compact.contains("Do its two lookups"), "{compact}");
+        assert!(!compact.contains("next step"), "{compact}");
+    }
+
+    #[test]
+    fn the_last_step_says_enter_finishes_the_lesson() {
+        let input = at(STEPS.len() - 1, None);
+        let text = screen(&build(&input, 100, false), 100, 12).join("\n");
+        assert!(text.contains("Enter finishes the lesson"), "{text}");
+        assert!(!text.contains("next step"), "{text}");
+    }
 }
