@@ -13,7 +13,7 @@ use std::sync::Arc;
 use anyhow::{Result, anyhow, bail};
 
 use super::ggml_type::GgmlType;
-use super::value::MetadataValue;
+use super::value::{ItemType, MetadataValue, PackedArray};
 use crate::core::files::access::{map_read_only, open_regular};
 use crate::core::tables::table::shape_text;
 use crate::core::tables::table::{Bytes, Table};
@@ -32,8 +32,9 @@ const MAX_TENSORS: usize = 1 << 20;
 const MAX_ENTRIES: usize = 1 << 20;
 /// The most values all metadata arrays may hold together: six times the largest real
 /// vocabulary's arrays (Gemma 3's 262,144 tokens, scores and types, and its merges), and a
-/// bound on the memory a file's header can ask for (each value is held in 32 bytes or so,
-/// whatever it took in the file).
+/// bound on the memory a file's header can ask for (arrays of numbers and strings stay packed
+/// in the file, but a flag or a nested array is held in 32 bytes or so, whatever it took in
+/// the file).
 pub const MAX_ARRAY_VALUES: usize = 1 << 23;
 
 /// One tensor as the file lists it.
@@ -123,8 +124,7 @@ impl GgufFile {
     /// # Errors
     /// As [`Self::open`].
     pub fn from_bytes(bytes: Arc<dyn Bytes>, path: &Path) -> Result<Self> {
-        let parsed =
-            parse(bytes.bytes()).map_err(|error| anyhow!("{}: {error}", path.display()))?;
+        let parsed = parse(&bytes).map_err(|error| anyhow!("{}: {error}", path.display()))?;
         let index = parsed
             .tensors
             .iter()
@@ -260,6 +260,8 @@ struct Parsed {
 
 /// Reads little-endian fields from the front of the bytes, naming what ran out.
 struct Cursor<'a> {
+    /// What arrays left packed keep.
+    source: &'a Arc<dyn Bytes>,
     bytes: &'a [u8],
     at: usize,
     /// How many more array values the metadata may hold (see [`MAX_ARRAY_VALUES`]).
@@ -346,6 +348,9 @@ impl<'a> Cursor<'a> {
                     );
                 }
                 self.values_left -= count;
+                if let Some(item) = ItemType::from_code(item_kind) {
+                    return self.packed(item, count, key);
+                }
                 // Grown as values are read, never reserved from the count alone.
                 let mut items = Vec::new();
                 for _ in 0..count {
@@ -360,6 +365,20 @@ impl<'a> Cursor<'a> {
                 "damaged GGUF metadata: {key} has value type {other}, which GGUF does not define"
             ),
         })
+    }
+
+    /// An array of `count` numbers or strings, walked past and left packed in the file.
+    fn packed(&mut self, item: ItemType, count: usize, key: &str) -> Result<MetadataValue> {
+        let packed =
+            PackedArray::walk(Arc::clone(self.source), item, count, self.at).map_err(|at| {
+                anyhow!(
+                    "truncated GGUF header: {key} at byte {at} runs past the end of the file ({} \
+                     bytes)",
+                    self.bytes.len()
+                )
+            })?;
+        self.at += packed.raw().len();
+        Ok(MetadataValue::Packed(packed))
     }
 }
 
@@ -404,8 +423,10 @@ fn alignment(metadata: &[(String, MetadataValue)]) -> Result<u64> {
     )
 }
 
-fn parse(bytes: &[u8]) -> Result<Parsed> {
+fn parse(source: &Arc<dyn Bytes>) -> Result<Parsed> {
+    let bytes = source.bytes();
     let mut cursor = Cursor {
+        source,
         bytes,
         at: 0,
         values_left: MAX_ARRAY_VALUES,

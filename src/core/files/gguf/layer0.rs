@@ -357,10 +357,12 @@ fn head_width(file: &GgufFile, arch: &str) -> Result<f64> {
 fn first_number(file: &GgufFile, key: &str) -> Result<Option<f64>> {
     let value = match file.get(key) {
         None => return Ok(None),
-        Some(MetadataValue::Array(items)) => items.first(),
-        Some(value) => Some(value),
+        Some(value) => match value.items() {
+            Some(items) => items.get(0),
+            None => Some(value.clone()),
+        },
     };
-    match value.map(MetadataValue::as_f64) {
+    match value.as_ref().map(MetadataValue::as_f64) {
         None => Ok(None),
         Some(Some(number)) if number.is_finite() => Ok(Some(number)),
         Some(Some(number)) => bail!(

@@ -19,7 +19,7 @@ mod writer;
 
 pub use file::{GgufFile, GgufTensor, MAX_ARRAY_VALUES, is_gguf};
 pub use ggml_type::GgmlType;
-pub use value::MetadataValue;
+pub use value::{ItemType, Items, MetadataValue, PackedArray};
 pub use vocab::{
     MetadataTokenizer, TokenizerPlan, lazy_tokenizer, metadata_encoder, metadata_tokenizer,
     tokenizer_plan,

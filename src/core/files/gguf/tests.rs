@@ -317,3 +317,53 @@ fn every_truncation_and_many_damaged_bytes_are_refused_or_read_never_a_panic() {
         }
     }
 }
+
+#[test]
+fn arrays_of_numbers_and_strings_stay_packed_and_read_as_written() {
+    let tokens: Vec<String> = (0..1000).map(|i| format!("t{i}")).collect();
+    let scores: Vec<MetadataValue> = (0..1000u16)
+        .map(|i| MetadataValue::F32(-f32::from(i)))
+        .collect();
+    let writer = GgufWriter::new()
+        .texts("tokens", &tokens)
+        .metadata("scores", MetadataValue::Array(scores.clone()))
+        .metadata(
+            "flags",
+            MetadataValue::Array(vec![MetadataValue::Bool(true)]),
+        );
+    let file = read(&writer).unwrap();
+    let packed = file.get("tokens").unwrap();
+    assert!(matches!(packed, MetadataValue::Packed(_)), "{packed:?}");
+    let items = packed.items().unwrap();
+    assert_eq!(items.len(), 1000);
+    assert_eq!(items.text(999).as_deref(), Some("t999"));
+    assert_eq!(items.text(3).as_deref(), Some("t3"));
+    assert_eq!(items.text(1000), None);
+    assert_eq!(items.strs().unwrap().unwrap()[5], "t5");
+    assert_eq!(
+        packed.to_string(),
+        r#"["t0", "t1", "t2", "t3", … 1000 strings]"#
+    );
+    let read_scores = file.get("scores").unwrap();
+    assert!(matches!(read_scores, MetadataValue::Packed(_)));
+    assert_eq!(read_scores, &MetadataValue::Array(scores));
+    assert_eq!(
+        read_scores.items().unwrap().f32s().unwrap()[7].to_bits(),
+        (-7.0f32).to_bits()
+    );
+    assert!(matches!(file.get("flags"), Some(MetadataValue::Array(_))));
+    // Written back as it was read.
+    let again = read(&GgufWriter::new().metadata("tokens", packed.clone())).unwrap();
+    assert_eq!(again.get("tokens"), Some(packed));
+}
+
+#[test]
+fn a_string_that_is_not_utf8_reads_with_a_replacement_and_is_named_where_text_must_be_exact() {
+    let mut bytes = GgufWriter::new().texts("tokens", &["ab", "cd"]).to_bytes();
+    let at = bytes.windows(2).position(|pair| pair == b"cd").unwrap();
+    bytes[at] = 0xFF;
+    let file = GgufFile::from_bytes(Arc::new(bytes), Path::new("t.gguf")).unwrap();
+    let items = file.get("tokens").unwrap().items().unwrap();
+    assert_eq!(items.text(1).as_deref(), Some("\u{FFFD}d"));
+    assert_eq!(items.strs(), Some(Err(1)));
+}

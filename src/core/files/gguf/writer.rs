@@ -150,7 +150,7 @@ fn type_id(value: &MetadataValue) -> u32 {
         MetadataValue::F32(_) => 6,
         MetadataValue::Bool(_) => 7,
         MetadataValue::String(_) => 8,
-        MetadataValue::Array(_) => 9,
+        MetadataValue::Array(_) | MetadataValue::Packed(_) => 9,
         MetadataValue::U64(_) => 10,
         MetadataValue::I64(_) => 11,
         MetadataValue::F64(_) => 12,
@@ -179,6 +179,11 @@ fn put_value(out: &mut Vec<u8>, value: &MetadataValue) {
             for item in items {
                 put_value(out, item);
             }
+        }
+        MetadataValue::Packed(packed) => {
+            out.extend(packed.item_type().code().to_le_bytes());
+            out.extend((packed.len() as u64).to_le_bytes());
+            out.extend(packed.raw());
         }
     }
 }

@@ -119,11 +119,13 @@ impl HuggingFaceTokenizer {
         self.encoder.readiness()
     }
 
-    /// Builds the reader of text now, if it is not built, and says why when it cannot be.
+    /// Builds the reader of text now, if it is not built, and says why when it cannot be;
+    /// first counts the widest of the ids' names, for the panes that lay tokens out.
     ///
     /// # Errors
     /// When it cannot be built.
     pub fn prepare(&self) -> Result<()> {
+        self.names.count_widest();
         self.encoder
             .get()
             .map(|_| ())

@@ -208,7 +208,8 @@ impl TextTokenizer {
     /// The widest token text in columns, for laying out a matrix, counted up to
     /// [`WIDEST_COUNTED`] (no pane gives a token more).
     ///
-    /// A model tokenizer reads its ids until one is that wide, once.
+    /// A model tokenizer reads its ids until one is that wide, once: a large one when its
+    /// reader of text is built, and until then answers [`WIDEST_COUNTED`].
     #[must_use]
     pub fn widest_token(&self) -> usize {
         match self {

@@ -23,6 +23,10 @@ pub const MAX_IDS: usize = 4_000_000;
 /// Widths of token texts are counted up to this many columns: no pane gives a token more.
 pub const WIDEST_COUNTED: usize = 32;
 
+/// The most ids whose widest text is counted the first time it is asked for; a larger
+/// vocabulary's is counted when its reader of text is built (on the explorer's worker).
+pub const COUNTED_AT_ONCE: usize = 4096;
+
 /// The display text of one id, from wherever the vocabulary lives (a GGUF file's metadata, a
 /// parsed `tokenizer.json`); `None` for an id no token uses.
 pub type NameOf = Arc<dyn Fn(usize) -> Option<String> + Send + Sync>;
@@ -109,9 +113,21 @@ impl Names {
         })
     }
 
-    /// The widest display text in columns, counted up to [`WIDEST_COUNTED`]: the ids are read
-    /// one by one until one is that wide, which in a real vocabulary comes early.
+    /// The widest display text in columns, counted up to [`WIDEST_COUNTED`], once counted
+    /// (see [`Self::count_widest`]); until then [`WIDEST_COUNTED`] itself, the most any pane
+    /// gives a token, so that a first frame never reads a large vocabulary's names. A
+    /// vocabulary of at most [`COUNTED_AT_ONCE`] ids is counted when first asked.
     pub fn widest(&self) -> usize {
+        match self.widest.get() {
+            Some(&widest) => widest,
+            None if self.len <= COUNTED_AT_ONCE => self.count_widest(),
+            None => WIDEST_COUNTED,
+        }
+    }
+
+    /// Counts the widest display text (what the tokenizer's worker does before it builds the
+    /// reader of text): the ids are read one by one until one is [`WIDEST_COUNTED`] wide.
+    pub fn count_widest(&self) -> usize {
         *self.widest.get_or_init(|| {
             if let Some(cached) = self.cache.get() {
                 return cached.widest().min(WIDEST_COUNTED);
@@ -355,5 +371,44 @@ fn for_each_object(value: &Value, visit: &mut impl FnMut(&Map<String, Value>)) {
                 .for_each(|field| for_each_object(field, visit));
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// Names `len` ids `t0`, `t1`…, counting how many are read.
+    fn counted(len: usize) -> (Names, Arc<AtomicUsize>) {
+        let reads = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&reads);
+        let names = Names::new(
+            len,
+            false,
+            Arc::new(move |id| {
+                counter.fetch_add(1, Ordering::Relaxed);
+                Some(format!("t{id}"))
+            }),
+        );
+        (names, reads)
+    }
+
+    #[test]
+    fn a_large_vocabularys_widest_name_is_counted_only_when_asked_to() {
+        let (names, reads) = counted(COUNTED_AT_ONCE + 1);
+        assert_eq!(names.widest(), WIDEST_COUNTED);
+        assert_eq!(names.text(10).as_deref(), Some("t10"));
+        assert_eq!(reads.load(Ordering::Relaxed), 1, "only the name asked for");
+        assert_eq!(names.count_widest(), "t4096".len());
+        assert_eq!(names.widest(), "t4096".len());
+        assert_eq!(reads.load(Ordering::Relaxed), 1 + COUNTED_AT_ONCE + 1);
+    }
+
+    #[test]
+    fn a_small_vocabularys_widest_name_is_counted_when_first_asked() {
+        let (names, _) = counted(100);
+        assert_eq!(names.widest(), "t99".len());
     }
 }

@@ -194,14 +194,12 @@ fn sentencepiece_decoder(prefix: bool) -> Value {
 
 /// `llama`: `SentencePiece` BPE with byte fallback, the merges derived from the scores.
 pub(super) fn sentencepiece<'a>(file: &'a GgufFile, vocab: &Vocab<'a>) -> Result<BpeParts<'a>> {
-    let scores: Vec<f32> = match file.get("tokenizer.ggml.scores") {
-        Some(MetadataValue::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                MetadataValue::F32(score) => Some(*score),
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()
+    let scores: Vec<f32> = match file
+        .get("tokenizer.ggml.scores")
+        .and_then(MetadataValue::items)
+    {
+        Some(items) => items
+            .f32s()
             .filter(|scores| scores.len() == vocab.tokens.len())
             .ok_or_else(|| anyhow!("tokenizer.ggml.scores is not one f32 per token"))?,
         _ => bail!(

@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 use super::file::GgufFile;
-use super::value::MetadataValue;
+use super::value::{Items, MetadataValue};
 use crate::core::text::tokenizer::{
     Encoder, HuggingFaceTokenizer, MAX_SPECIAL_TOKEN_BYTES, Names, TextTokenizer, model_token_text,
     visible,
@@ -163,8 +163,8 @@ fn array_len(file: &GgufFile, key: &str) -> Result<Option<usize>> {
     file.get(key)
         .map(|value| {
             value
-                .as_array()
-                .map(<[MetadataValue]>::len)
+                .items()
+                .map(Items::len)
                 .ok_or_else(|| anyhow!("{key} is not an array"))
         })
         .transpose()
@@ -185,10 +185,10 @@ pub fn lazy_tokenizer(file: &Arc<GgufFile>, plan: &TokenizerPlan, name: &str) ->
     );
     let source = Arc::clone(file);
     let name_of = move |id: usize| -> Option<String> {
-        let item = |at: Option<usize>| source.metadata()[at?].1.as_array()?.get(id);
-        let token = item(tokens_at)?.as_str()?;
-        let token_type = item(types_at).and_then(MetadataValue::as_i64).unwrap_or(1);
-        Some(token_text(kind, token, token_type))
+        let items = |at: Option<usize>| source.metadata()[at?].1.items();
+        let token = items(tokens_at)?.text(id)?;
+        let token_type = items(types_at).and_then(|types| types.i64(id)).unwrap_or(1);
+        Some(token_text(kind, &token, token_type))
     };
     let names = Names::new(plan.tokens, kind == Kind::ByteLevel, Arc::new(name_of));
     let built = Arc::clone(file);
@@ -281,13 +281,8 @@ impl<'a> Vocab<'a> {
         let types = match file.get("tokenizer.ggml.token_type") {
             None => vec![1; tokens.len()],
             Some(value) => value
-                .as_array()
-                .and_then(|items| {
-                    items
-                        .iter()
-                        .map(MetadataValue::as_i64)
-                        .collect::<Option<Vec<_>>>()
-                })
+                .items()
+                .and_then(Items::i64s)
                 .filter(|types| types.len() == tokens.len())
                 .ok_or_else(|| anyhow!("tokenizer.ggml.token_type is not one integer per token"))?,
         };
@@ -394,11 +389,10 @@ fn vocab_json<S: AsRef<str>>(tokens: &[S]) -> Value {
 /// A string array, if the key is there.
 fn strings<'a>(file: &'a GgufFile, key: &str) -> Result<Option<Vec<&'a str>>> {
     file.get(key)
-        .map(|value| {
-            value
-                .as_array()
-                .and_then(|items| items.iter().map(MetadataValue::as_str).collect())
-                .ok_or_else(|| anyhow!("{key} is not an array of strings"))
+        .map(|value| match value.items().and_then(Items::strs) {
+            Some(Ok(strings)) => Ok(strings),
+            Some(Err(index)) => Err(anyhow!("item {index} of {key} is not UTF-8 text")),
+            None => Err(anyhow!("{key} is not an array of strings")),
         })
         .transpose()
 }
