@@ -1,7 +1,9 @@
 //! Benchmarks of model tokenizers and of opening a GGUF model: building a tokenizer (49,152,
 //! 151,936 and 262,144 tokens, as `SmolLM2`, Qwen 2.5 and Gemma have) from GGUF metadata
-//! (byte-level BPE and `SentencePiece`) and from a `tokenizer.json`, beside the way it was
-//! built before (the metadata written as a `tokenizer.json` and read back); and opening a GGUF
+//! (byte-level BPE and `SentencePiece`) and from a `tokenizer.json` (its names and reader, and
+//! its reader alone), beside the ways they were built before (the metadata written as a
+//! `tokenizer.json` and read back; the `tokenizer.json` read whole by the `tokenizers` crate,
+//! its model through `serde_json` values); and opening a GGUF
 //! model with a 151,936-token vocabulary and drawing the explorer's first frame, beside the
 //! same table as a lone safetensors file.
 //!
@@ -19,7 +21,7 @@ use embedlens::core::files::gguf::{
     GgufFile, GgufWriter, MetadataValue, metadata_encoder, metadata_tokenizer,
 };
 use embedlens::core::files::{FileSource, OpenOptions, open};
-use embedlens::core::text::tokenizer::HuggingFaceTokenizer;
+use embedlens::core::text::tokenizer::{Encoder, HuggingFaceTokenizer};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -131,6 +133,14 @@ fn tokenizer_build(c: &mut Criterion) {
                 black_box(HuggingFaceTokenizer::from_json(json.as_bytes(), "bench").expect("read"))
             });
         });
+        group.bench_function(format!("{size} tokens: tokenizer.json's reader"), |b| {
+            b.iter(|| black_box(Encoder::from_json(json.as_bytes()).expect("read")));
+        });
+        // Before: the whole file read by the crate, its model through serde_json values.
+        group.bench_function(
+            format!("{size} tokens: tokenizer.json's reader, read whole by the crate"),
+            |b| b.iter(|| black_box(tokenizers::Tokenizer::from_bytes(json.as_bytes()))),
+        );
         let file = gguf_file(size, "llama");
         group.bench_function(format!("{size} tokens: GGUF SentencePiece"), |b| {
             b.iter(|| black_box(metadata_encoder(&file).expect("built")));

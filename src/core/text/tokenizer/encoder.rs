@@ -18,12 +18,16 @@ pub struct Encoder {
 }
 
 impl Encoder {
-    /// Reads the JSON of a `tokenizer.json` (already checked by [`super::names::JsonVocab`]).
+    /// Reads the JSON of a `tokenizer.json` (already checked by [`super::names::JsonVocab`]):
+    /// a BPE model part by part ([`super::bpe_json`]), anything else by the `tokenizers` crate.
     ///
     /// # Errors
     /// When the `tokenizers` crate cannot read it.
     pub fn from_json(json: &[u8]) -> Result<Self> {
-        Self::new(Tokenizer::from_bytes(json).map_err(|error| anyhow!("{error}"))?)
+        match super::bpe_json::bpe_tokenizer(json) {
+            Some(tokenizer) => Self::new(tokenizer),
+            None => Self::new(Tokenizer::from_bytes(json).map_err(|error| anyhow!("{error}"))?),
+        }
     }
 
     /// A tokenizer built in code, with padding and truncation switched off, so the tokens are

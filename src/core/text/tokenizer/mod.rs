@@ -7,6 +7,7 @@
 //! (`␣fox`, which GPT-2's `vocab.json` writes `Ġfox`), a line break as `↵`, and bytes that are
 //! only part of a character as `<0xE6>`. `WordPiece` strings such as `##ing` are kept as they are.
 
+mod bpe_json;
 mod display;
 mod encoder;
 mod gpt2;

@@ -2,7 +2,6 @@
 //! `--ids`, `inspect` and the explorer's first frame read, with the whole vocabulary cached
 //! only when a search or a lookup by text needs it.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -64,18 +63,16 @@ impl Names {
         }
     }
 
-    /// Names already worked out, in id order (empty for an id no token uses).
+    /// Names already worked out, in id order (empty for an id no token uses); the whole
+    /// vocabulary is indexed for search only when first searched, as for any other names.
     #[must_use]
     pub fn from_texts(texts: Vec<String>, byte_level: bool) -> Self {
-        let texts = Arc::new(texts);
-        let shared = Arc::clone(&texts);
-        let names = Self::new(
-            texts.len(),
+        let len = texts.len();
+        Self::new(
+            len,
             byte_level,
-            Arc::new(move |id| shared.get(id).filter(|text| !text.is_empty()).cloned()),
-        );
-        let _ = names.cache.set(DisplayVocab::new(texts.to_vec()));
-        names
+            Arc::new(move |id| texts.get(id).filter(|text| !text.is_empty()).cloned()),
+        )
     }
 
     /// How many ids there are: the highest plus one.
@@ -199,12 +196,43 @@ struct ModelEntry {
 }
 
 /// A model's `vocab`: token to id (BPE, `WordPiece`, word level), or pieces with scores in id
-/// order (unigram).
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// order (unigram). Read as it comes, without a map: of a token written twice, both ids are
+/// named.
 enum VocabEntry {
-    Map(HashMap<String, u64>),
-    Pieces(Vec<(String, IgnoredAny)>),
+    Map(Vec<(String, u64)>),
+    Pieces(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for VocabEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(VocabVisitor)
+    }
+}
+
+struct VocabVisitor;
+
+impl<'de> serde::de::Visitor<'de> for VocabVisitor {
+    type Value = VocabEntry;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a vocabulary: tokens and their ids, or pieces and their scores")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<VocabEntry, A::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(entry) = map.next_entry::<String, u64>()? {
+            entries.push(entry);
+        }
+        Ok(VocabEntry::Map(entries))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<VocabEntry, A::Error> {
+        let mut pieces = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some((piece, _)) = seq.next_element::<(String, IgnoredAny)>()? {
+            pieces.push(piece);
+        }
+        Ok(VocabEntry::Pieces(pieces))
+    }
 }
 
 impl JsonVocab {
@@ -245,11 +273,7 @@ impl JsonVocab {
                 .into_iter()
                 .filter_map(|(token, id)| Some((usize::try_from(id).ok()?, token)))
                 .collect(),
-            Some(VocabEntry::Pieces(pieces)) => pieces
-                .into_iter()
-                .enumerate()
-                .map(|(id, (piece, _))| (id, piece))
-                .collect(),
+            Some(VocabEntry::Pieces(pieces)) => pieces.into_iter().enumerate().collect(),
             None => Vec::new(),
         };
         let added: Vec<(usize, &str)> = file
