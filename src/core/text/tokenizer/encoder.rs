@@ -55,6 +55,18 @@ impl Encoder {
     }
 }
 
+impl Encoder {
+    /// The tokenizer as a `tokenizer.json`.
+    ///
+    /// # Errors
+    /// When the `tokenizers` crate cannot write it (it always can).
+    pub fn to_json(&self) -> Result<String> {
+        self.tokenizer
+            .to_string(false)
+            .map_err(|error| anyhow!("{error}"))
+    }
+}
+
 /// The token the model reads for words its vocabulary lacks, where the model names one
 /// (a unigram model's is private to the tokenizers crate: `None`).
 fn unknown_token(tokenizer: &Tokenizer) -> Option<String> {

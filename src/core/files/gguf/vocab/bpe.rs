@@ -7,17 +7,13 @@
 
 use std::cmp::Ordering;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, anyhow};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokenizers::decoders::DecoderWrapper;
 use tokenizers::models::bpe::{BPE, Vocab as BpeVocab};
 use tokenizers::normalizers::NormalizerWrapper;
-use tokenizers::pre_tokenizers::PreTokenizerWrapper;
-use tokenizers::processors::PostProcessorWrapper;
-use tokenizers::{AddedToken, Tokenizer};
 
-use super::{EndDefaults, Ends, GgufFile, MetadataValue, Vocab, flag, pre, strings};
+use super::{EndDefaults, Ends, GgufFile, Vocab, assemble, flag, pre, scores, strings};
 use crate::core::text::tokenizer::Encoder;
 
 /// What a BPE model's pieces are.
@@ -95,24 +91,14 @@ impl BpeParts<'_> {
             model = model.unk_token(unk.to_owned());
         }
         let model = model.build().map_err(|error| anyhow!("{error}"))?;
-        let mut tokenizer = Tokenizer::new(model);
-        tokenizer
-            .with_normalizer(part::<NormalizerWrapper>(self.normalizer)?)
-            .with_pre_tokenizer(part::<PreTokenizerWrapper>(self.pre_tokenizer)?)
-            .with_post_processor(part::<PostProcessorWrapper>(self.post_processor)?)
-            .with_decoder(part::<DecoderWrapper>(self.decoder)?);
-        let added: Vec<AddedToken> = vocab
-            .added()
-            .map(|(token, special)| {
-                AddedToken::from(token.to_owned(), special)
-                    .single_word(false)
-                    .lstrip(false)
-                    .rstrip(false)
-                    .normalized(false)
-            })
-            .collect();
-        tokenizer.add_tokens(&added);
-        Encoder::new(tokenizer)
+        assemble(
+            model,
+            part::<NormalizerWrapper>(self.normalizer)?,
+            self.pre_tokenizer,
+            self.post_processor,
+            self.decoder,
+            vocab,
+        )
     }
 
     /// The model's unknown token, and whether it is `SentencePiece`-style.
@@ -125,7 +111,7 @@ impl BpeParts<'_> {
 }
 
 /// A part of a tokenizer (normaliser, pre-tokenizer, ...) read from its JSON; none for null.
-fn part<T: DeserializeOwned>(json: Value) -> Result<Option<T>> {
+pub(super) fn part<T: DeserializeOwned>(json: Value) -> Result<Option<T>> {
     serde_json::from_value(json).map_err(|error| anyhow!("{error}"))
 }
 
@@ -180,7 +166,7 @@ pub(super) fn byte_level<'a>(
 }
 
 /// The decoder of a `SentencePiece`-style vocabulary: `▁` back to spaces, bytes fused.
-fn sentencepiece_decoder(prefix: bool) -> Value {
+pub(super) fn sentencepiece_decoder(prefix: bool) -> Value {
     let mut decoders = vec![
         json!({"type": "Replace", "pattern": {"String": "▁"}, "content": " "}),
         json!({"type": "ByteFallback"}),
@@ -194,18 +180,7 @@ fn sentencepiece_decoder(prefix: bool) -> Value {
 
 /// `llama`: `SentencePiece` BPE with byte fallback, the merges derived from the scores.
 pub(super) fn sentencepiece<'a>(file: &'a GgufFile, vocab: &Vocab<'a>) -> Result<BpeParts<'a>> {
-    let scores: Vec<f32> = match file
-        .get("tokenizer.ggml.scores")
-        .and_then(MetadataValue::items)
-    {
-        Some(items) => items
-            .f32s()
-            .filter(|scores| scores.len() == vocab.tokens.len())
-            .ok_or_else(|| anyhow!("tokenizer.ggml.scores is not one f32 per token"))?,
-        _ => bail!(
-            "a llama (SentencePiece) tokenizer needs tokenizer.ggml.scores, which the file lacks"
-        ),
-    };
+    let scores = scores(file, vocab, "llama (SentencePiece)")?;
     let unk = vocab
         .special(file, "tokenizer.ggml.unknown_token_id")?
         .map_or_else(

@@ -22,12 +22,19 @@
 
 mod bpe;
 mod pre;
+mod unigram;
 mod wordpiece;
 
 use std::collections::HashMap;
 
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Value, json};
+use tokenizers::decoders::DecoderWrapper;
+use tokenizers::models::ModelWrapper;
+use tokenizers::normalizers::NormalizerWrapper;
+use tokenizers::pre_tokenizers::PreTokenizerWrapper;
+use tokenizers::processors::PostProcessorWrapper;
+use tokenizers::{AddedToken, Tokenizer};
 
 use std::sync::Arc;
 
@@ -75,6 +82,8 @@ enum Kind {
     Gemma4,
     /// `bert`: `WordPiece`.
     WordPiece,
+    /// `t5`: `SentencePiece` unigram.
+    Unigram,
 }
 
 /// What a GGUF file's metadata says of its tokenizer, read without building it: what opening
@@ -105,9 +114,11 @@ pub fn tokenizer_plan(file: &GgufFile) -> Result<TokenizerPlan> {
         "llama" => (Kind::SentencePiece, None),
         "gemma4" => (Kind::Gemma4, None),
         "bert" => (Kind::WordPiece, None),
+        "t5" => (Kind::Unigram, None),
         other => bail!(
             "its tokenizer.ggml.model is {other:?}; embedlens rebuilds gpt2 (byte-level BPE), \
-             llama (SentencePiece), gemma4 and bert (WordPiece) tokenizers"
+             llama (SentencePiece), gemma4, bert (WordPiece) and t5 (SentencePiece unigram) \
+             tokenizers"
         ),
     };
     let tokens = array_len(file, "tokenizer.ggml.tokens")?
@@ -136,6 +147,14 @@ pub fn tokenizer_plan(file: &GgufFile) -> Result<TokenizerPlan> {
         Kind::Gemma4 => format!(
             "SentencePiece-style BPE (tokenizer.ggml.model gemma4), {tokens} tokens, {} merges",
             merges()?
+        ),
+        Kind::Unigram => format!(
+            "SentencePiece unigram (tokenizer.ggml.model t5), {tokens} tokens{}",
+            if file.get("tokenizer.ggml.precompiled_charsmap").is_some() {
+                ", its precompiled character map"
+            } else {
+                ""
+            }
         ),
         Kind::WordPiece => {
             let lowercase = flag(file, "tokenizer.ggml.normalizer.lowercase", true);
@@ -216,6 +235,52 @@ pub fn metadata_encoder(file: &GgufFile) -> Result<Encoder> {
         Kind::WordPiece => {
             Encoder::from_json(wordpiece::build(file, &vocab)?.to_string().as_bytes())
         }
+        Kind::Unigram => unigram::build(file, &vocab),
+    }
+}
+
+/// A tokenizer from its model and parts (each part's JSON, null for none), with the
+/// vocabulary's control, unknown and user-defined tokens added as the `tokenizers` crate adds
+/// a `tokenizer.json`'s `added_tokens`: matched whole, never normalised.
+fn assemble(
+    model: impl Into<ModelWrapper>,
+    normalizer: Option<NormalizerWrapper>,
+    pre_tokenizer: Value,
+    post_processor: Value,
+    decoder: Value,
+    vocab: &Vocab,
+) -> Result<Encoder> {
+    let mut tokenizer = Tokenizer::new(model);
+    tokenizer
+        .with_normalizer(normalizer)
+        .with_pre_tokenizer(bpe::part::<PreTokenizerWrapper>(pre_tokenizer)?)
+        .with_post_processor(bpe::part::<PostProcessorWrapper>(post_processor)?)
+        .with_decoder(bpe::part::<DecoderWrapper>(decoder)?);
+    let added: Vec<AddedToken> = vocab
+        .added()
+        .map(|(token, special)| {
+            AddedToken::from(token.to_owned(), special)
+                .single_word(false)
+                .lstrip(false)
+                .rstrip(false)
+                .normalized(false)
+        })
+        .collect();
+    tokenizer.add_tokens(&added);
+    Encoder::new(tokenizer)
+}
+
+/// The score of every token, which a `SentencePiece` model (`model` names it) needs.
+fn scores(file: &GgufFile, vocab: &Vocab, model: &str) -> Result<Vec<f32>> {
+    match file
+        .get("tokenizer.ggml.scores")
+        .and_then(MetadataValue::items)
+    {
+        Some(items) => items
+            .f32s()
+            .filter(|scores| scores.len() == vocab.tokens.len())
+            .ok_or_else(|| anyhow!("tokenizer.ggml.scores is not one f32 per token")),
+        None => bail!("a {model} tokenizer needs tokenizer.ggml.scores, which the file lacks"),
     }
 }
 
@@ -245,6 +310,7 @@ pub fn metadata_tokenizer(file: &GgufFile) -> Result<MetadataTokenizer> {
         Kind::SentencePiece => bpe::sentencepiece(file, &vocab)?.json(&vocab),
         Kind::Gemma4 => bpe::gemma4(file, &vocab)?.json(&vocab),
         Kind::WordPiece => wordpiece::build(file, &vocab)?,
+        Kind::Unigram => serde_json::from_str(&unigram::build(file, &vocab)?.to_json()?)?,
     };
     Ok(MetadataTokenizer {
         json: json.to_string(),

@@ -380,3 +380,44 @@ fn each_split_cuts_llama_cpps_tricky_strings_as_its_patterns_say() {
     // llama.cpp's default (a file that names no pre-tokenizer).
     assert_eq!(pieces("default", "a+b=3"), ["a", "+", "b", "=", "3"]);
 }
+
+#[test]
+fn a_t5_unigram_vocabulary_reads_the_likeliest_pieces_with_spaces_as_llama_cpp_treats_them() {
+    let types = [3, 3, 2, 1, 1, 1, 1].map(MetadataValue::I32).to_vec();
+    let scores = [0.0, 0.0, 0.0, -1.0, -1.5, -2.0, -3.0].map(MetadataValue::F32);
+    let writer = GgufWriter::new()
+        .text("tokenizer.ggml.model", "t5")
+        .texts(
+            "tokenizer.ggml.tokens",
+            &["<pad>", "</s>", "<unk>", "▁a", "▁ab", "b", "▁"],
+        )
+        .metadata("tokenizer.ggml.token_type", MetadataValue::Array(types))
+        .metadata(
+            "tokenizer.ggml.scores",
+            MetadataValue::Array(scores.to_vec()),
+        );
+    let file =
+        GgufFile::from_bytes(std::sync::Arc::new(writer.to_bytes()), Path::new("t5.gguf")).unwrap();
+    let plan = tokenizer_plan(&file).unwrap();
+    assert_eq!(
+        plan.summary,
+        "SentencePiece unigram (tokenizer.ggml.model t5), 7 tokens"
+    );
+    let tokenizer = metadata_tokenizer(&file).unwrap().build("t5").unwrap();
+    // ▁ab (-1.5) beats ▁a + b (-3); the end token (1, llama.cpp's default) is added.
+    assert_eq!(ids(&tokenizer, "ab", true), [4, 1]);
+    // Runs of spaces merge and the ends are trimmed: ▁a ▁ b.
+    assert_eq!(ids(&tokenizer, "  a   b ", false), [3, 6, 5]);
+    // A character no piece covers is the unknown token.
+    assert_eq!(ids(&tokenizer, "ac", false), [3, 2]);
+    assert_eq!(ids(&tokenizer, "   ", false), Vec::<usize>::new());
+    let built = metadata_encoder(&file).unwrap();
+    let direct = TextTokenizer::HuggingFace(
+        crate::core::text::tokenizer::HuggingFaceTokenizer::from_parts(
+            "t5",
+            crate::core::text::tokenizer::Names::from_texts(Vec::new(), false),
+            move || Ok(built),
+        ),
+    );
+    assert_eq!(ids(&direct, "  a   b ", true), [3, 6, 5, 1]);
+}
