@@ -120,7 +120,7 @@ fn content(input: &Input, compact: bool) -> (String, Vec<Line<'static>>) {
         }
     }
     if progress.revealed() {
-        lines.extend(reveal_lines(input));
+        lines.extend(reveal_lines(input, compact));
         // Going back is offered only where there is a step before.
         let next = match (progress.is_last(), progress.step > 0) {
             (true, _) => fill_keys(
@@ -149,8 +149,9 @@ fn content(input: &Input, compact: bool) -> (String, Vec<Line<'static>>) {
 }
 
 /// What a step shows once answered: the verdict and the reveal, then the evidence the panes
-/// hold for it.
-fn reveal_lines(input: &Input) -> Vec<Line<'static>> {
+/// hold for it (`RoPE`'s copies with their vectors only when the panel is not `compact`: on a
+/// short terminal there is no room for the vectors that bear the claim out).
+fn reveal_lines(input: &Input, compact: bool) -> Vec<Line<'static>> {
     let Input {
         progress, theme, ..
     } = *input;
@@ -185,7 +186,7 @@ fn reveal_lines(input: &Input) -> Vec<Line<'static>> {
     // that answer away.
     // On the RoPE step the evidence is the copies before and after rotation.
     if step.setup == Setup::InsideAttention {
-        if rotary.panes_show_it() {
+        if rotary.panes_show_it() && !compact {
             lines.extend(input.rope_copies.iter().cloned());
         }
     } else if !input.comparing

@@ -4,6 +4,7 @@
 
 use ndarray::{Array1, ArrayView1};
 
+use crate::core::explain::rope::CopiesTurned;
 use crate::core::explain::verdict::VectorMatch;
 use crate::core::tables::positional::{
     ALIBI_HEADS, ROPE_BASE, alibi_bias, alibi_slopes, rope_rotate,
@@ -89,17 +90,43 @@ pub fn rope_turn(lookup: &TokenLookup) -> Option<RopeTurn> {
     })
 }
 
-/// A repeated word's copies compared before and after `RoPE` turns each by its position.
+/// A repeated word's copies compared before and after `RoPE` turns each by its position, with
+/// the vectors that bear the comparison out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TurnedCopies {
-    /// The word at the current position.
-    pub token: Token,
-    /// The position of its first other copy.
-    pub copy_position: usize,
-    /// The two input vectors compared.
-    pub before: VectorMatch,
-    /// The two turned vectors compared (and so their queries' and keys' turns).
-    pub after: VectorMatch,
+    /// The comparison, for its sentence.
+    pub finding: CopiesTurned,
+    /// The other copy's input vector before and after its turn, then the current copy's: in
+    /// the order the finding names their positions.
+    pub rows: [TurnedVector; 2],
+}
+
+/// One copy's input vector before and after `RoPE` turns it at its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnedVector {
+    /// The copy's position.
+    pub position: usize,
+    /// Its input vector.
+    pub before: Array1<f32>,
+    /// Turned by its position's angles.
+    pub after: Array1<f32>,
+}
+
+impl TurnedCopies {
+    /// The dimension where the two turned vectors differ most, and by how much; `None` when
+    /// they are the same.
+    #[must_use]
+    pub fn largest_difference(&self) -> Option<(usize, f64)> {
+        let [first, second] = &self.rows;
+        first
+            .after
+            .iter()
+            .zip(&second.after)
+            .map(|(&a, &b)| (f64::from(a) - f64::from(b)).abs())
+            .enumerate()
+            .filter(|&(_, difference)| difference > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
 }
 
 /// The current token (`step`) and its first other copy with a lookup, before and after their
@@ -116,15 +143,23 @@ pub fn turned_copies(
         .filter(|&index| index != step)
         .find_map(|index| lookups.get(index))?;
     let (input, copy_input) = (lookup.input_vector.as_ref()?, copy.input_vector.as_ref()?);
-    let turned = |vector: &Array1<f32>, position| rope_rotate(vector.view(), position, ROPE_BASE);
+    let turned = |vector: &Array1<f32>, position| TurnedVector {
+        position,
+        before: vector.clone(),
+        after: rope_rotate(vector.view(), position, ROPE_BASE),
+    };
+    let rows = [
+        turned(copy_input, copy.token.position),
+        turned(input, lookup.token.position),
+    ];
     Some(TurnedCopies {
-        token: lookup.token.clone(),
-        copy_position: copy.token.position,
-        before: VectorMatch::of(input.view(), copy_input.view()),
-        after: VectorMatch::of(
-            turned(input, lookup.token.position).view(),
-            turned(copy_input, copy.token.position).view(),
-        ),
+        finding: CopiesTurned {
+            word: lookup.token.text.clone(),
+            positions: [copy.token.position, lookup.token.position],
+            before: VectorMatch::of(input.view(), copy_input.view()),
+            after: VectorMatch::of(rows[1].after.view(), rows[0].after.view()),
+        },
+        rows,
     })
 }
 
@@ -221,9 +256,21 @@ mod tests {
         ];
         let tokens: Vec<Token> = lookups.iter().map(|l| l.token.clone()).collect();
         let copies = turned_copies(&tokens, &lookups, 2).unwrap();
-        assert_eq!(copies.copy_position, 0);
-        assert!(copies.before.is_identical());
-        assert!(!copies.after.is_identical());
+        assert_eq!(copies.finding.positions, [0, 2]);
+        assert!(copies.finding.before.is_identical());
+        assert!(copies.finding.told_apart());
+        // The rows bear the finding out: the same vector before, turned apart after, by as
+        // much as the finding says at the dimension that differs most.
+        let [first, second] = &copies.rows;
+        assert_eq!((first.position, second.position), (0, 2));
+        assert_eq!(first.before, second.before);
+        let (dim, largest) = copies.largest_difference().unwrap();
+        assert_eq!(
+            largest.to_bits(),
+            copies.finding.after.largest_difference().to_bits()
+        );
+        let apart = (f64::from(first.after[dim]) - f64::from(second.after[dim])).abs();
+        assert!((apart - largest).abs() < 1e-12, "{apart} {largest}");
         assert_eq!(turned_copies(&tokens, &lookups, 1), None, "no other copy");
     }
 

@@ -13,7 +13,7 @@ use crate::core::analysis::schemes::{AlibiRow, TurnedCopies};
 use crate::core::tables::positional::{PositionScheme, ROPE_BASE};
 use crate::theme::Theme;
 use crate::ui::text::{fit, wrap_words, wrapped};
-use crate::ui::vector::format_value;
+use crate::ui::vector::{VALUE_WIDTH, format_value};
 
 /// The scheme's own lines: `RoPE`'s rotation of the current token, `ALiBi`'s biases.
 pub(super) fn extra(input: &Input, grid: &Grid, width: usize) -> Vec<Line<'static>> {
@@ -95,7 +95,9 @@ fn rope_lines(input: &Input, width: usize, theme: Theme) -> Vec<Line<'static>> {
 
 /// For a repeated word: its copy's vector is the same before rotation, but turned by another
 /// angle, so the copies' rotated vectors (and so their queries and keys) differ. The lesson's
-/// step on position inside attention shows it too: the evidence beside its claim.
+/// step on position inside attention shows it too. The sentence comes with both copies'
+/// vectors before and after their turns and the largest difference between them, its
+/// evidence; where a line has no room for one number of each, neither is shown.
 pub(in crate::ui) fn rope_copies(
     copies: Option<&TurnedCopies>,
     width: usize,
@@ -104,31 +106,83 @@ pub(in crate::ui) fn rope_copies(
     let Some(copies) = copies else {
         return Vec::new();
     };
-    let (word, position) = (&copies.token.text, copies.token.position);
-    let before = if copies.before.is_identical() {
-        "identical".to_owned()
-    } else {
-        format!("different ({})", copies.before.extent())
+    let Some(evidence) = turned_rows(copies, width, theme) else {
+        return Vec::new();
     };
-    let text = if copies.after.is_identical() {
-        format!(
-            "'{word}' at {} and {position}: before rotation the vectors are {before}, and they \
-             stay identical after it.",
-            copies.copy_position
-        )
-    } else {
-        format!(
-            "'{word}' at {} and {position}: {before} before rotation; turned by their \
-             positions' angles they {}, and so do their queries and keys.",
-            copies.copy_position, copies.after
-        )
-    };
-    let style = if copies.after.is_identical() {
-        theme.muted()
-    } else {
+    let style = if copies.finding.told_apart() {
         theme.finding()
+    } else {
+        theme.muted()
     };
-    wrapped(&text, width, style)
+    let mut lines = wrapped(&copies.finding.sentence(), width, style);
+    lines.extend(evidence);
+    lines
+}
+
+/// Both copies' vectors before and after their turns, a window of them around the dimension
+/// that differs most when they are too wide for the line, and that difference.
+fn turned_rows(copies: &TurnedCopies, width: usize, theme: Theme) -> Option<Vec<Line<'static>>> {
+    let [first, second] = &copies.rows;
+    let dims = first.before.len();
+    let label_width = format!("at {}", first.position.max(second.position)).len() + 2;
+    let arrow = " →";
+    // Each side's numbers, as many as fit: the window is the same on both sides.
+    let arrow_width = arrow.chars().count();
+    let count = (width.saturating_sub(label_width + arrow_width) / (2 * VALUE_WIDTH)).min(dims);
+    if count == 0 {
+        return None;
+    }
+    let largest = copies.largest_difference();
+    let centre = largest.map_or(0, |(dim, _)| dim);
+    let start = centre
+        .saturating_sub(count / 2)
+        .min(dims.saturating_sub(count));
+    let window = start..start + count;
+    let side = count * VALUE_WIDTH;
+    let (before, after) = if side > "before rotation".len() {
+        ("before rotation", "after rotation")
+    } else {
+        ("before", "after")
+    };
+    let mut heading = format!(
+        "{:<label_width$}{before:>side$}{:>arrow_width$}{after:>side$}",
+        "copy", ""
+    );
+    let mut lines = Vec::new();
+    if count < dims {
+        // The window beside the titles, or above them when the line has no room for it.
+        let note = format!("d{}–d{} of {dims}", window.start, window.end - 1);
+        if heading.chars().count() + 3 + note.chars().count() <= width {
+            let _ = write!(heading, " · {note}");
+        } else {
+            lines.push(Line::styled(fit(&note, width), theme.muted()));
+        }
+    }
+    lines.push(Line::styled(fit(&heading, width), theme.muted()));
+    for row in [first, second] {
+        let mut spans = vec![Span::styled(
+            format!("{:<label_width$}", format!("at {}", row.position)),
+            theme.muted(),
+        )];
+        for (index, vector) in [&row.before, &row.after].into_iter().enumerate() {
+            if index == 1 {
+                spans.push(Span::styled(arrow, theme.muted()));
+            }
+            for &value in vector.iter().skip(window.start).take(count) {
+                spans.push(Span::styled(format_value(value), theme.value(value)));
+            }
+        }
+        lines.push(Line::from(spans));
+    }
+    if let Some((dim, difference)) = largest {
+        let text = format!(
+            "largest difference after rotation: d{dim}, {} against {}, {difference:.4} apart",
+            format_value(first.after[dim]).trim_start(),
+            format_value(second.after[dim]).trim_start(),
+        );
+        lines.extend(wrapped(&text, width, theme.muted()));
+    }
+    Some(lines)
 }
 
 /// The current token's biases and what `ALiBi` can and cannot tell apart under each mask.
@@ -165,4 +219,49 @@ fn alibi_lines(
     };
     lines.extend(wrapped(&fill_keys(note), width, theme.muted()));
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::schemes::turned_copies;
+    use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+    use crate::core::text::vocabulary::VocabKind;
+
+    fn text(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn the_copies_claim_comes_with_both_copies_turned_and_their_largest_difference() {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let tokens = model.tokenize("fox bites the fox").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::Rope);
+        let copies = turned_copies(&tokens, &lookups, 3).unwrap();
+        let lines = text(&rope_copies(Some(&copies), 78, Theme::new(false)));
+        insta::assert_snapshot!(lines.join("\n"));
+        // Too narrow for one number of each side: neither the claim nor its rows.
+        assert!(rope_copies(Some(&copies), 20, Theme::new(false)).is_empty());
+        assert!(rope_copies(None, 78, Theme::new(false)).is_empty());
+    }
+
+    #[test]
+    fn a_wide_vector_shows_the_window_around_its_largest_difference() {
+        // Eight numbers a vector, two of each side on a line 40 columns wide.
+        let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
+        let tokens = model.tokenize("the fox saw the dog").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::Rope);
+        let copies = turned_copies(&tokens, &lookups, 3).unwrap();
+        let (dim, largest) = copies.largest_difference().unwrap();
+        let lines = text(&rope_copies(Some(&copies), 40, Theme::new(false)));
+        assert!(lines.contains(&"d0–d1 of 8".to_owned()), "{lines:?}");
+        let wider = text(&rope_copies(Some(&copies), 60, Theme::new(false)));
+        assert!(wider.contains(&"d0–d2 of 8".to_owned()), "{wider:?}");
+        // The difference named is the largest, at the dimension the window is around.
+        let all = lines.join(" ");
+        assert!(
+            all.contains(&format!("d{dim},")) && all.contains(&format!("{largest:.4} apart")),
+            "{lines:?}"
+        );
+    }
 }
