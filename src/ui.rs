@@ -34,6 +34,7 @@ use crate::app::settings::ROOMY_COLUMNS;
 use crate::app::{App, CompareMode, Focus, RealLayer};
 use crate::core::text::sentence::Unread;
 use crate::core::text::tokenizer::TextTokenizer;
+use crate::core::text::vocabulary::copies_of;
 use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::Theme;
 use crate::view_state::Detail;
@@ -486,7 +487,7 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
     match app.detail() {
         Detail::Picture => Box::new(picture::build(scene(app), width)),
         _ if comparing => Box::new(compare::build(compare_input(app), width)),
-        Detail::Lookups => Box::new(lookups::build(app, width)),
+        Detail::Lookups => Box::new(lookups::build(lookups_input(app), width)),
         Detail::Attention => Box::new(attention::build(attention_input(app), width)),
         Detail::Similarity => Box::new(similarity::build(similarity_input(app), width)),
         Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
@@ -594,6 +595,26 @@ fn matrix_input(app: &App) -> matrix::Input<'_> {
             .filter(|_| !hidden),
         moved_to: (!hidden && app.matrix_cursor_moved()).then(|| app.matrix_cursor()),
         used: Box::new(move |id| !copies_hidden && app.uses_row(id)),
+        generating: generating(app),
+        theme: app.theme(),
+    }
+}
+
+/// What the lookups pane reads.
+fn lookups_input(app: &App) -> lookups::Input<'_> {
+    lookups::Input {
+        tokens: app.tokens(),
+        lookups: app.lookups(),
+        step: app.step(),
+        copies: if lesson::hides_copies(app) {
+            Vec::new()
+        } else {
+            copies_of(app.tokens(), app.step())
+        },
+        model: app.model(),
+        overlay: app.overlay(),
+        scheme: app.scheme(),
+        wide_style: app.wide_style(),
         generating: generating(app),
         theme: app.theme(),
     }

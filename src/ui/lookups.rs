@@ -15,10 +15,10 @@ use super::vector::{
     VALUE_WIDTH, WideStyle, WideView, is_wide, vector_lines, vector_width, wide_legend, wide_line,
 };
 use crate::action::{Action, key};
-use crate::app::App;
-use crate::core::tables::positional::PositionVector;
+use crate::core::tables::positional::{PositionScheme, PositionVector};
+use crate::core::tables::weights::EmbeddingModel;
 use crate::core::tables::weights::TokenLookup;
-use crate::core::text::vocabulary::copies_of;
+use crate::core::text::vocabulary::Token;
 use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
 
@@ -61,28 +61,28 @@ struct Columns {
 }
 
 impl Columns {
-    fn new(app: &App, width: usize) -> Self {
-        let tokens = app.tokens();
+    fn new(input: &Input, width: usize) -> Self {
+        let tokens = input.tokens;
         let position = tokens.len().saturating_sub(1).to_string().len().max(3);
         // The widest text near the current token: all a screen can show, whatever the length.
         let near =
-            app.step().saturating_sub(NEAR_TOKENS)..(app.step() + NEAR_TOKENS).min(tokens.len());
+            input.step.saturating_sub(NEAR_TOKENS)..(input.step + NEAR_TOKENS).min(tokens.len());
         let token = tokens[near]
             .iter()
             .map(|t| t.text.width())
             .max()
             .unwrap_or(0)
             .clamp(5, TOKEN_WIDTH_LIMIT);
-        let id = app
-            .model()
+        let id = input
+            .model
             .rows()
             .saturating_sub(1)
             .to_string()
             .len()
             .max(2);
         let label = 2 + position + 1 + token + 1 + id + 1;
-        let vectors = if app.overlay() { 3 } else { 1 };
-        let wide = is_wide(app.model().dims()).then(|| app.wide_style());
+        let vectors = if input.overlay { 3 } else { 1 };
+        let wide = is_wide(input.model.dims()).then_some(input.wide_style);
         if let Some(style) = wide {
             // A wide vector takes one line whatever the width: a strip or a window of values.
             let stacked = label + 3 * VALUE_WIDTH <= width;
@@ -105,7 +105,7 @@ impl Columns {
                 wide: Some(style),
             };
         }
-        let vector = vector_width(app.model().dims());
+        let vector = vector_width(input.model.dims());
         let one_line = label + vectors * vector + (vectors - 1) * OPERATOR_WIDTH;
         let (arrangement, values) = if one_line <= width {
             (Arrangement::OneLine, vector)
@@ -114,8 +114,8 @@ impl Columns {
         } else {
             (Arrangement::Detached, width.saturating_sub(DETACHED_INDENT))
         };
-        let lines_per_vector = app
-            .model()
+        let lines_per_vector = input
+            .model
             .dims()
             .div_ceil((values / VALUE_WIDTH).max(1))
             .max(1);
@@ -136,14 +136,14 @@ impl Columns {
     }
 
     /// The same columns with every vector a strip on the token's one line.
-    fn strips(&self, app: &App, width: usize) -> Self {
-        let vectors = if app.overlay() { 3 } else { 1 };
+    fn strips(&self, input: &Input, width: usize) -> Self {
+        let vectors = if input.overlay { 3 } else { 1 };
         let room = width.saturating_sub(self.label_width() + (vectors - 1) * OPERATOR_WIDTH);
-        let style = app.wide_style();
+        let style = input.wide_style;
         Self {
             arrangement: Arrangement::Strips,
             lines_per_token: 1,
-            values: (room / vectors).clamp(1, app.model().dims().max(1)),
+            values: (room / vectors).clamp(1, input.model.dims().max(1)),
             wide: Some(WideStyle {
                 view: WideView::Strip,
                 ..style
@@ -175,29 +175,52 @@ impl Columns {
     }
 }
 
+/// What the lookups pane reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The sentence's tokens.
+    pub(super) tokens: &'a [Token],
+    /// Each token's lookup.
+    pub(super) lookups: &'a [TokenLookup],
+    /// The current token.
+    pub(super) step: usize,
+    /// The current token's copies, marked and kept in view together (none while a lesson
+    /// question would be answered by them).
+    pub(super) copies: Vec<usize>,
+    /// The model the rows come from.
+    pub(super) model: &'a EmbeddingModel,
+    /// Whether position vectors are added.
+    pub(super) overlay: bool,
+    /// The position scheme chosen.
+    pub(super) scheme: PositionScheme,
+    /// How wide vectors are drawn.
+    pub(super) wide_style: WideStyle,
+    /// What stands in while the tables are being generated.
+    pub(super) generating: Option<Paragraph<'static>>,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
 /// The lookups pane at a width: its title and how its columns are laid out there.
 pub(super) struct Lookups<'a> {
-    app: &'a App,
+    input: Input<'a>,
     title: String,
     columns: Columns,
     /// One line a token, for when the current token and its copies do not fit otherwise.
     strips: Columns,
-    /// The current token and its copies, which stay in view together.
-    copies: Vec<usize>,
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(app: &App, width: u16) -> Lookups<'_> {
+pub(super) fn build(input: Input<'_>, width: u16) -> Lookups<'_> {
     let room = usize::from(width).saturating_sub(2);
-    let title = if app.overlay() {
+    let title = if input.overlay {
         let full = format!(
             " Lookups · token + {} position = input vector ",
-            app.scheme()
+            input.scheme
         );
         if display_width(&full) <= room {
             full
         } else {
-            format!(" Lookups · token + {} position ", app.scheme())
+            format!(" Lookups · token + {} position ", input.scheme)
         }
     } else {
         let full = format!(
@@ -210,30 +233,24 @@ pub(super) fn build(app: &App, width: u16) -> Lookups<'_> {
             " Lookups · the row each id returned ".to_owned()
         }
     };
-    let columns = Columns::new(app, room);
-    let copies = if super::lesson::hides_copies(app) {
-        Vec::new()
-    } else {
-        copies_of(app.tokens(), app.step())
-    };
+    let columns = Columns::new(&input, room);
     Lookups {
-        app,
         title,
-        strips: columns.strips(app, room),
+        strips: columns.strips(&input, room),
         columns,
-        copies,
+        input,
     }
 }
 
 impl Pane for Lookups<'_> {
     /// A header and every token, borders included.
     fn height(&self) -> usize {
-        self.app.lookups().len() * self.columns.lines_per_token + 3
+        self.input.lookups.len() * self.columns.lines_per_token + 3
     }
 
     /// A header and the current token with its copies, as strips if need be.
     fn least_height(&self) -> usize {
-        let tokens = self.copies.len().max(1);
+        let tokens = self.input.copies.len().max(1);
         (self
             .columns
             .lines_per_token
@@ -244,17 +261,17 @@ impl Pane for Lookups<'_> {
 
     fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         let Self {
-            app,
+            ref input,
             ref title,
-            ref copies,
             ..
         } = *self;
-        let theme = app.theme();
+        let copies = &input.copies;
+        let theme = input.theme;
         hits.record(area, Target::Pane(Scrollable::Lookups));
         let block = super::pane(title.clone(), false, theme);
         let inner = block.inner(area);
         let height = usize::from(inner.height).saturating_sub(1);
-        let total = app.lookups().len();
+        let total = input.lookups.len();
         // The current token's copies stay in view together: as strips if their numbers do
         // not fit.
         let columns = if height / self.columns.lines_per_token >= copies.len().max(1) {
@@ -263,7 +280,7 @@ impl Pane for Lookups<'_> {
             &self.strips
         };
         let slots = (height / columns.lines_per_token).max(1);
-        let shown = pinned(total, slots, app.step(), copies);
+        let shown = pinned(total, slots, input.step, copies);
         let block = match shown.as_slice() {
             [first, ..] if shown[shown.len() - 1] - first + 1 == shown.len() => {
                 let last = shown[shown.len() - 1];
@@ -284,24 +301,24 @@ impl Pane for Lookups<'_> {
             [] => block,
         };
         block.render(area, buf);
-        if let Some(message) = super::generating(app) {
+        if let Some(message) = &input.generating {
             message.render(inner, buf);
             return;
         }
         if total == 0 {
             return;
         }
-        let mut lines = vec![header(app, columns, usize::from(inner.width), theme)];
+        let mut lines = vec![header(input, columns, usize::from(inner.width), theme)];
         for index in shown {
-            let marker = if index == app.step() {
+            let marker = if index == input.step {
                 CURRENT_MARKER
             } else if copies.binary_search(&index).is_ok() {
                 COPY_MARKER
             } else {
                 " "
             };
-            let lookup = &app.lookups()[index];
-            let mut token_lines = token_lines(app, lookup, marker, columns, theme);
+            let lookup = &input.lookups[index];
+            let mut token_lines = token_lines(input, lookup, marker, columns, theme);
             // Exactly the lines the height counted for it.
             debug_assert!(token_lines.len() <= columns.lines_per_token);
             token_lines.resize(columns.lines_per_token, Line::default());
@@ -357,7 +374,7 @@ fn list(indices: &[usize]) -> String {
     parts.join(", ")
 }
 
-fn header(app: &App, columns: &Columns, width: usize, theme: Theme) -> Line<'static> {
+fn header(input: &Input, columns: &Columns, width: usize, theme: Theme) -> Line<'static> {
     let mut text = format!(
         "  {:>p$} {} {:>i$} ",
         "pos",
@@ -367,22 +384,22 @@ fn header(app: &App, columns: &Columns, width: usize, theme: Theme) -> Line<'sta
         i = columns.id
     );
     if let Some(style) = columns.wide {
-        let what = if app.overlay() {
+        let what = if input.overlay {
             "token, + position, = input"
         } else {
             "token vector"
         };
         text.push_str(what);
-        if columns.arrangement == Arrangement::Strips && !is_wide(app.model().dims()) {
+        if columns.arrangement == Arrangement::Strips && !is_wide(input.model.dims()) {
             text.push_str(" as strips; a taller terminal shows numbers");
         }
         text.push_str(" · ");
-        text.push_str(&wide_legend(app.model().dims(), columns.values, style));
+        text.push_str(&wide_legend(input.model.dims(), columns.values, style));
         // Cut with a marker, never silently, when the strip's legend is longer than a row.
         return Line::styled(fit(&text, width), theme.muted());
     }
-    let vector = vector_width(app.model().dims());
-    match (app.overlay(), columns.arrangement) {
+    let vector = vector_width(input.model.dims());
+    match (input.overlay, columns.arrangement) {
         (true, Arrangement::OneLine) => {
             text.push_str(&pad("token vector", vector));
             text.push_str(&pad(" + ", OPERATOR_WIDTH));
@@ -405,7 +422,7 @@ fn header(app: &App, columns: &Columns, width: usize, theme: Theme) -> Line<'sta
 }
 
 fn token_lines(
-    app: &App,
+    input: &Input,
     lookup: &TokenLookup,
     marker: &str,
     columns: &Columns,
@@ -430,15 +447,15 @@ fn token_lines(
         label_style,
     );
     let Some(token_vector) = &lookup.token_vector else {
-        let note = format!("no row: not in the {} vocabulary", app.model().label());
+        let note = format!("no row: not in the {} vocabulary", input.model.label());
         return vec![Line::from(vec![label, Span::styled(note, theme.warning())])];
     };
     let added = match (&lookup.position, &lookup.input_vector) {
         (PositionVector::Added(position), Some(input)) => Some((position, input)),
         _ => None,
     };
-    let note = app
-        .overlay()
+    let note = input
+        .overlay
         .then(|| position_note(&lookup.position, theme))
         .filter(|_| added.is_none());
 
@@ -535,6 +552,9 @@ fn push_vector(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::tables::weights::DEFAULT_SEED;
+    use crate::core::text::vocabulary::{VocabKind, copies_of};
+    use crate::ui::pane::screen;
 
     #[test]
     fn copies_stay_on_screen_with_the_current_token() {
@@ -544,5 +564,64 @@ mod tests {
         assert_eq!(pinned(4, 4, 3, &[0, 3]), [0, 1, 2, 3]);
         assert_eq!(pinned(10, 3, 5, &[]), [4, 5, 6]);
         assert_eq!(pinned(10, 1, 9, &[0, 9]), [9]);
+    }
+
+    /// The pane over "fox bites the fox" at its second fox, with positions added or not.
+    fn pane_lines(overlay: bool, width: u16, height: u16) -> Vec<String> {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let tokens = model.tokenize("fox bites the fox").unwrap();
+        let scheme = PositionScheme::Learned;
+        let lookups = model.embed(
+            &tokens,
+            if overlay {
+                scheme
+            } else {
+                PositionScheme::None
+            },
+        );
+        let input = Input {
+            tokens: &tokens,
+            lookups: &lookups,
+            step: 3,
+            copies: copies_of(&tokens, 3),
+            model: &model,
+            overlay,
+            scheme,
+            wide_style: crate::ui::vector::STRIPS,
+            generating: None,
+            theme: Theme::new(false),
+        };
+        screen(&build(input, width), width, height)
+    }
+
+    #[test]
+    fn each_token_shows_the_row_its_id_returned_and_the_copies_are_marked() {
+        let lines = pane_lines(false, 60, 7);
+        assert!(
+            lines[0].contains("Lookups · the row each id returned (p adds positions)"),
+            "{lines:?}"
+        );
+        assert!(lines[1].contains("pos token id token vector"), "{lines:?}");
+        assert!(
+            lines[2].starts_with(&format!("│{COPY_MARKER}   0 fox")),
+            "{lines:?}"
+        );
+        assert!(lines[5].starts_with("│▶   3 fox"), "{lines:?}");
+        assert!(lines[5].contains("1.2753 -0.2010 -0.1606"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_short_pane_keeps_both_copies_in_view() {
+        // Two rows for tokens: the two copies of fox, not the current token's neighbour.
+        let lines = pane_lines(true, 60, 5);
+        assert!(
+            lines[2].starts_with(&format!("│{COPY_MARKER}   0 fox")),
+            "{lines:?}"
+        );
+        assert!(lines[3].starts_with("│▶   3 fox"), "{lines:?}");
+        assert!(
+            lines[4].contains("tokens 0, 3 of 4: the copies kept"),
+            "{lines:?}"
+        );
     }
 }

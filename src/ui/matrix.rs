@@ -263,17 +263,12 @@ mod tests {
     use crate::core::tables::weights::DEFAULT_SEED;
     use crate::core::text::vocabulary::VocabKind;
     use crate::ui::pane::screen;
-    use crate::view_state::WideView;
 
     /// The seed matrix with row `current` looked up and `used` read by the sentence.
     fn input<'a>(model: &'a EmbeddingModel, current: usize, used: &'static [usize]) -> Input<'a> {
         Input {
             model,
-            wide_style: WideStyle {
-                view: WideView::Strip,
-                first_dim: 0,
-                scale: 1.0,
-            },
+            wide_style: crate::ui::vector::STRIPS,
             cursor: current,
             current: Some(current),
             moved_to: None,

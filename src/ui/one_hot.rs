@@ -530,7 +530,6 @@ mod tests {
     use crate::core::tables::weights::DEFAULT_SEED;
     use crate::core::text::vocabulary::VocabKind;
     use crate::ui::pane::screen;
-    use crate::view_state::WideView;
 
     /// The pane for the token at `step` of `sentence` in the built-in `kind` vocabulary, its
     /// product computed as the explorer computes it.
@@ -546,11 +545,7 @@ mod tests {
             token,
             product: product.as_ref(),
             scanning: false,
-            wide_style: WideStyle {
-                view: WideView::Strip,
-                first_dim: 0,
-                scale: 1.0,
-            },
+            wide_style: crate::ui::vector::STRIPS,
             generating: None,
             theme: Theme::new(false),
         };

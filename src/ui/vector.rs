@@ -219,6 +219,14 @@ pub fn shade_glyph(value: f64) -> char {
     SHADES[level]
 }
 
+/// Wide vectors as strips from the first dimension at unit scale: what pane tests draw with.
+#[cfg(test)]
+pub(super) const STRIPS: WideStyle = WideStyle {
+    view: crate::view_state::WideView::Strip,
+    first_dim: 0,
+    scale: 1.0,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
