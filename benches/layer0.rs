@@ -37,6 +37,9 @@ use embedlens::core::files::{FileSource, OpenOptions, open};
 use embedlens::core::tables::table::{Dtype, Table};
 use half::bf16;
 
+mod common;
+use common::{THREADS, sum_bytes};
+
 const VOCABULARY: usize = 1024;
 const TOKENS: usize = 64;
 
@@ -167,9 +170,6 @@ fn checkpoint(shape: Shape) -> PathBuf {
     .unwrap();
     folder
 }
-
-/// Threads the bounds are measured on: this machine's two cores.
-const THREADS: usize = 2;
 
 /// Rows of the nearest-rows table.
 const TABLE_ROWS: usize = 256_000;
@@ -338,32 +338,6 @@ fn on_every_thread(work: impl Fn() -> usize + Sync) -> usize {
                 .into_iter()
                 .map(|other| other.join().expect("no panic"))
                 .sum::<usize>()
-    })
-}
-
-/// The bytes summed eight at a time by [`THREADS`] threads, a share each.
-fn sum_bytes(bytes: &[u8]) -> u64 {
-    let share = bytes.len().div_ceil(THREADS).next_multiple_of(64);
-    std::thread::scope(|scope| {
-        let sums: Vec<_> = bytes
-            .chunks(share)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut sums = [0u64; 8];
-                    for line in part.chunks_exact(64) {
-                        for (sum, word) in sums.iter_mut().zip(line.chunks_exact(8)) {
-                            *sum = sum.wrapping_add(u64::from_le_bytes(
-                                word.try_into().expect("eight bytes"),
-                            ));
-                        }
-                    }
-                    sums.into_iter().fold(0, u64::wrapping_add)
-                })
-            })
-            .collect();
-        sums.into_iter()
-            .map(|sum| sum.join().expect("no panic"))
-            .fold(0, u64::wrapping_add)
     })
 }
 

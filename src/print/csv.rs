@@ -4,8 +4,8 @@ use std::io::{self, Write};
 
 use ndarray::ArrayView1;
 
-use super::for_each_table_row;
 use super::number::push_display;
+use super::rows::write_rows;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 
 /// A CSV field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
@@ -80,21 +80,57 @@ pub(super) fn matrix_csv(model: &EmbeddingModel, out: &mut impl Write) -> io::Re
     write!(out, "id,token")?;
     csv_vector_header(out, "d", model.dims())?;
     writeln!(out)?;
-    let mut line = Vec::new();
-    let mut written = Ok(());
-    for_each_table_row(model, |id, row| {
-        if written.is_err() {
-            return;
-        }
+    write_rows(model, out, |line, id, row| {
         let token = model
             .token_text(id)
             .map(|text| csv_field(&text))
             .unwrap_or_default();
-        line.clear();
         let _ = write!(line, "{id},{token}");
-        csv_numbers(&mut line, row.iter().copied());
+        csv_numbers(line, row.iter().copied());
         line.push(b'\n');
-        written = out.write_all(&line);
-    });
-    written
+        false
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::*;
+    use crate::core::text::vocabulary::VocabKind;
+
+    /// The matrix as `write!` with `Display` writes it, one row after another.
+    fn reference(model: &EmbeddingModel) -> String {
+        let mut text = String::from("id,token");
+        for dim in 0..model.dims() {
+            let _ = write!(text, ",d{dim}");
+        }
+        text.push('\n');
+        for id in 0..model.rows() {
+            let token = model
+                .token_text(id)
+                .map(|t| csv_field(&t))
+                .unwrap_or_default();
+            let _ = write!(text, "{id},{token}");
+            for value in model.lookup(id).unwrap() {
+                let _ = write!(text, ",{value}");
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    #[test]
+    fn matrix_csv_is_displays_text_row_after_row() {
+        for model in [
+            EmbeddingModel::builtin(VocabKind::Words, 7),
+            // Many batches of rows, formatted on several threads, written in order.
+            EmbeddingModel::shaped(30_000, 3, 8, 5).unwrap(),
+        ] {
+            let mut out = Vec::new();
+            matrix_csv(&model, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), reference(&model));
+        }
+    }
 }

@@ -4,8 +4,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::for_each_table_row;
 use super::number::push_json;
+use super::rows::write_rows;
 use crate::core::analysis::compare::Comparison;
 use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
@@ -204,26 +204,16 @@ pub(super) fn matrix_json(model: &EmbeddingModel, out: &mut impl Write) -> io::R
     }
     line.extend_from_slice(b",\n  \"rows\": ");
     out.write_all(&line)?;
-    let mut non_finite = false;
-    let mut written = Ok(());
-    let mut first = true;
-    for_each_table_row(model, |_, row| {
-        if written.is_err() {
-            return;
-        }
-        line.clear();
-        line.extend_from_slice(if first { b"[\n    " } else { b",\n    " });
-        first = false;
-        non_finite |= row.iter().any(|value| !value.is_finite());
-        let _ = json_items(&mut line, "    ", row.iter(), |line, &value| {
+    let non_finite = write_rows(model, out, |line, id, row| {
+        line.extend_from_slice(if id == 0 { b"[\n    " } else { b",\n    " });
+        let _ = json_items(line, "    ", row.iter(), |line, &value| {
             push_json(line, value);
             Ok(())
         });
-        written = out.write_all(&line);
-    });
-    written?;
+        row.iter().any(|value| !value.is_finite())
+    })?;
     line.clear();
-    line.extend_from_slice(if first { b"[]" } else { b"\n  ]" });
+    line.extend_from_slice(if model.rows() == 0 { b"[]" } else { b"\n  ]" });
     if non_finite {
         line.extend_from_slice(b",\n  \"warning\": ");
         serde_json::to_writer(&mut line, NON_FINITE_AS_NULL)?;
@@ -377,6 +367,8 @@ mod tests {
             EmbeddingModel::builtin(VocabKind::Seed, 123),
             EmbeddingModel::builtin(VocabKind::Words, 7),
             EmbeddingModel::shaped(5, 1, 8, 3).unwrap(),
+            // Many batches of rows, formatted on several threads, written in order.
+            EmbeddingModel::shaped(30_000, 3, 8, 5).unwrap(),
         ] {
             assert_eq!(written(&model), reference(&model), "{}", model.label());
         }

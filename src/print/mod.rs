@@ -10,6 +10,7 @@ mod json;
 mod layer0;
 mod nearest;
 mod number;
+mod rows;
 mod screen;
 mod snippet;
 mod table;
@@ -191,12 +192,6 @@ fn seed_note(model: &EmbeddingModel) -> String {
         }
         TableKind::Trained => String::new(),
     }
-}
-
-/// Visits every row of the weight matrix in id order, without allocating a vector per row.
-fn for_each_table_row(model: &EmbeddingModel, visit: impl FnMut(usize, &[f32])) {
-    model.wait_until_ready();
-    model.token_table().for_each_row(visit);
 }
 
 /// The position scheme as the heading says it, with the learned table's reach.

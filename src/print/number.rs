@@ -23,7 +23,13 @@ pub(super) fn push_display(line: &mut Vec<u8>, value: f32) {
     }
     let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(value).as_bytes();
-    match text.iter().position(|&byte| byte == b'e') {
+    // An exponent (`e-7`, `e-45`, `e+38`) is in the last four bytes: look only there.
+    let last = text.len().saturating_sub(4);
+    match text[last..]
+        .iter()
+        .position(|&byte| byte == b'e')
+        .map(|at| last + at)
+    {
         // Plain decimal already, as std writes it, save that a whole number keeps no `.0`.
         None => line.extend_from_slice(text.strip_suffix(b".0").unwrap_or(text)),
         Some(e) => push_without_exponent(line, &text[..e], &text[e + 1..]),
@@ -59,11 +65,22 @@ fn may_tie(value: f32) -> bool {
     }
     let zeros = mantissa.trailing_zeros();
     let (odd, exponent) = (mantissa >> zeros, exponent + zeros.cast_signed());
-    match u32::try_from(-exponent) {
-        Ok(fives @ 1..=14) => u64::from(odd) * 5_u64.pow(fives) < 10_000_000_000,
+    match usize::try_from(-exponent) {
+        Ok(fives @ 1..=14) => u64::from(odd) * POWERS_OF_FIVE[fives] < 10_000_000_000,
         _ => false,
     }
 }
+
+/// 5^0 to 5^14, looked up rather than raised once a number.
+const POWERS_OF_FIVE: [u64; 15] = {
+    let mut powers = [1; 15];
+    let mut index = 1;
+    while index < powers.len() {
+        powers[index] = powers[index - 1] * 5;
+        index += 1;
+    }
+    powers
+};
 
 /// `NaN`, `inf` or `-inf`, as `std` writes them.
 fn non_finite(value: f32) -> &'static str {
