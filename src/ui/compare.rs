@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use super::compare_outputs::{self, OutputsTable};
 use super::pane::Pane;
 use super::room::Room;
-use super::text::{display_width, pad};
+use super::text::{display_width, fit, pad, wrap_words};
 use super::vector::{VALUE_WIDTH, format_value, is_wide, values_per_line, wide_line};
 use crate::action::{Action, fill_keys, key};
 use crate::core::analysis::attention::Mask;
@@ -288,7 +288,10 @@ fn rows(comparison: &Comparison) -> usize {
 
 /// The findings that fit in `area`: all of them when they fit; else the most important ones
 /// (by priority, then reading order), shown in reading order, and a last row that says how
-/// many are left out rather than cutting them silently.
+/// many are left out rather than cutting them silently. Rows the findings kept whole leave
+/// over go to the most important explanation left out (never a claim, whose numbers would
+/// be cut off), its beginning cut short with `…`, so no row stands empty while it waits for a
+/// taller terminal.
 fn fitted(
     lines: &[(Priority, Line<'static>, usize)],
     area: Rect,
@@ -303,22 +306,55 @@ fn fitted(
         .iter()
         .map(|(priority, _, rows)| (*priority, *rows))
         .collect();
-    let keep = Room::new(height.saturating_sub(1)).by_priority(&pieces);
-    let mut kept: Vec<Line<'static>> = lines
-        .iter()
-        .zip(&keep)
-        .filter(|(_, keep)| **keep)
-        .map(|((_, line, _), _)| line.clone())
-        .collect();
-    let left_out = lines.len() - kept.len();
-    kept.push(Line::styled(
-        match left_out {
-            1 => "▼ 1 more finding: a taller terminal shows it".to_owned(),
-            _ => format!("▼ {left_out} more findings: a taller terminal shows them"),
-        },
-        style,
-    ));
+    let mut room = Room::new(height.saturating_sub(1));
+    let keep = room.by_priority(&pieces);
+    let cut = (room.left() > 0)
+        .then(|| {
+            (0..lines.len())
+                .filter(|&index| !keep[index] && lines[index].0 >= EXPLANATION)
+                .min_by_key(|&index| (lines[index].0, index))
+        })
+        .flatten();
+    let mut kept: Vec<Line<'static>> = Vec::new();
+    for (index, (_, line, _)) in lines.iter().enumerate() {
+        if keep[index] {
+            kept.push(line.clone());
+        } else if Some(index) == cut {
+            kept.extend(cut_short(line, usize::from(area.width), room.left()));
+        }
+    }
+    let left_out =
+        lines.len() - keep.iter().filter(|&&keep| keep).count() - usize::from(cut.is_some());
+    let note = match (left_out, cut.is_some()) {
+        (0, _) => "▼ the rest of that finding: a taller terminal shows it".to_owned(),
+        (1, false) => "▼ 1 more finding: a taller terminal shows it".to_owned(),
+        (count, false) => format!("▼ {count} more findings: a taller terminal shows them"),
+        (1, true) => "▼ the rest, and 1 more finding: a taller terminal shows them".to_owned(),
+        (count, true) => {
+            format!("▼ the rest, and {count} more findings: a taller terminal shows them")
+        }
+    };
+    kept.push(Line::styled(note, style));
     kept
+}
+
+/// A finding's first `rows` rows wrapped at `width`, the last ending in `…`, in the style of
+/// its first words.
+fn cut_short(line: &Line<'static>, width: usize, rows: usize) -> Vec<Line<'static>> {
+    let style = line
+        .spans
+        .first()
+        .map_or(line.style, |span| line.style.patch(span.style));
+    // Two columns kept for the mark, so the last row is not cut mid-word.
+    let mut wrapped = wrap_words(&line.to_string(), width.saturating_sub(2));
+    wrapped.truncate(rows);
+    if let Some(last) = wrapped.last_mut() {
+        *last = fit(&format!("{last} …"), width);
+    }
+    wrapped
+        .into_iter()
+        .map(|text| Line::styled(text, style))
+        .collect()
 }
 
 fn positions_name(scheme: PositionScheme) -> String {
@@ -457,6 +493,10 @@ fn vector_spans(
 
 /// How much a finding matters when not all fit: lower first.
 type Priority = u8;
+
+/// From this priority on a finding explains rather than claims (the causes, the legend): one
+/// may be shown cut short in rows that would stand empty.
+const EXPLANATION: Priority = 5;
 
 /// The findings in reading order, each with its priority: the badge and what was left out,
 /// then attention's verdict (what the lesson's word-order steps point at), the input and token
@@ -699,6 +739,49 @@ mod tests {
         // 'man' is B's first word (row 2: border, header) and A's last.
         assert_eq!(hits.click_at(60, 2), Some(&Target::Token(2)));
         assert_eq!(hits.click_at(10, 2), Some(&Target::Token(0)));
+    }
+
+    #[test]
+    fn a_row_the_kept_findings_leave_goes_to_an_explanation_cut_short_never_a_claim() {
+        let line = |text: &str| Line::raw(text.to_owned());
+        let area = Rect::new(0, 0, 30, 5);
+        let findings = [
+            (0, line("The badge."), 1),
+            (1, line("The verdict, which takes two rows here."), 2),
+            (
+                EXPLANATION,
+                line("Why it holds, said in two rows at least."),
+                2,
+            ),
+            (
+                EXPLANATION + 1,
+                line("What the marks mean, in two rows too."),
+                2,
+            ),
+        ];
+        let shown: Vec<String> = fitted(&findings, area, Style::new())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(shown.len(), 4, "{shown:?}");
+        assert_eq!(shown[2], "Why it holds, said in two …");
+        assert_eq!(
+            shown[3],
+            "▼ the rest, and 1 more finding: a taller terminal shows them"
+        );
+        // A claim is left out whole: its numbers could be in the part cut off.
+        let claims = [
+            (0, line("The badge."), 1),
+            (1, line("The verdict, which takes two rows here."), 2),
+            (2, line("The mean, and its numbers after the cut."), 2),
+            (2, line("The inputs, and theirs after the cut."), 2),
+        ];
+        let shown: Vec<String> = fitted(&claims, area, Style::new())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(shown.len(), 3, "{shown:?}");
+        assert_eq!(shown[2], "▼ 2 more findings: a taller terminal shows them");
     }
 
     #[test]
