@@ -74,7 +74,7 @@ impl HuggingFaceTokenizer {
         });
         Ok(Self {
             name,
-            names: Arc::new(Names::from_texts(vocab.texts, vocab.byte_level)),
+            names: Arc::new(vocab.into_names()),
             encoder: Arc::new(encoder),
         })
     }
@@ -93,7 +93,7 @@ impl HuggingFaceTokenizer {
         let encoder = Encoder::from_json(json)?;
         Ok(Self {
             name: name.into(),
-            names: Arc::new(Names::from_texts(vocab.texts, vocab.byte_level)),
+            names: Arc::new(vocab.into_names()),
             encoder: Arc::new(LazyEncoder::ready(encoder)),
         })
     }

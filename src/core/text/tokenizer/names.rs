@@ -153,12 +153,15 @@ pub fn model_token_text(token: &str, byte_level: bool) -> String {
 }
 
 /// What of a `tokenizer.json` names its ids, read without building the tokenizer: every id's
-/// display text, and the special tokens its post-processor adds.
+/// token as the file writes it, and the special tokens its post-processor adds; each made
+/// into its display text only when it is shown.
 pub struct JsonVocab {
-    /// The display text of each id (empty for an id no token uses).
-    pub texts: Vec<String>,
+    /// The token of each id as the file writes it (empty for an id no token uses).
+    tokens: Vec<String>,
+    /// Whether each id is an added token (shown as written, never as byte-level text).
+    added: Vec<bool>,
     /// Whether the vocabulary is byte-level BPE.
-    pub byte_level: bool,
+    byte_level: bool,
 }
 
 #[derive(Deserialize)]
@@ -297,14 +300,43 @@ impl JsonVocab {
                 highest - 1
             );
         }
-        let mut texts = vec![String::new(); highest];
-        for (id, token) in &vocab {
-            texts[*id] = model_token_text(token, byte_level);
+        let mut tokens = vec![String::new(); highest];
+        for (id, token) in vocab {
+            tokens[id] = token;
         }
+        let mut is_added = vec![false; highest];
         for (id, content) in added {
-            texts[id] = visible(content);
+            content.clone_into(&mut tokens[id]);
+            is_added[id] = true;
         }
-        Ok(Self { texts, byte_level })
+        Ok(Self {
+            tokens,
+            added: is_added,
+            byte_level,
+        })
+    }
+
+    /// The names of its ids: byte-level tokens (`Ġfox`) as the text their bytes spell, added
+    /// tokens and the rest with spaces and line breaks made visible.
+    #[must_use]
+    pub fn into_names(self) -> Names {
+        let Self {
+            tokens,
+            added,
+            byte_level,
+        } = self;
+        Names::new(
+            tokens.len(),
+            byte_level,
+            Arc::new(move |id| {
+                let token = tokens.get(id).filter(|token| !token.is_empty())?;
+                Some(if added[id] {
+                    visible(token)
+                } else {
+                    model_token_text(token, byte_level)
+                })
+            }),
+        )
     }
 }
 
