@@ -130,13 +130,13 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         // readout's introduction to them.
         (None, true) if app.compare().is_some() => 0,
         // The finding and the sentence that explains it, whole (two to four rows).
-        (None, true) => u16::try_from(readout::lead_height(app, area.width))
+        (None, true) => u16::try_from(readout::lead_height(&readout_input(app), area.width))
             .unwrap_or(READOUT_SHORT_MOST)
             .clamp(4, READOUT_SHORT_MOST),
         // Compare mode's readout introduces the findings above it: any rows they need
         // beyond its first line go to them.
         (None, false) if app.compare().is_some() => {
-            u16::try_from(readout::lead_height(app, area.width))
+            u16::try_from(readout::lead_height(&readout_input(app), area.width))
                 .unwrap_or(READOUT_MIN_HEIGHT)
                 .clamp(3, READOUT_MIN_HEIGHT)
         }
@@ -195,14 +195,14 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
 /// In compare mode the picture holds both sentences' dots, which coincide until positions come.
 fn render_readout(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     if !picture_beside(app, area) {
-        readout::render(app, area, buf, hits);
+        readout::render(&readout_input(app), area, buf, hits);
         return;
     }
     let [readout_area, picture_area] = area.layout(&Layout::horizontal([
         Constraint::Length(READABLE_WIDTH),
         Constraint::Fill(1),
     ]));
-    readout::render(app, readout_area, buf, hits);
+    readout::render(&readout_input(app), readout_area, buf, hits);
     picture::build(scene(app), picture_area.width).render(picture_area, buf, hits);
 }
 
@@ -510,7 +510,7 @@ fn lesson_input(app: &App, width: u16) -> Option<lesson::Input> {
             .get(app.step())
             .is_some_and(|lookup| lookup.token_vector.is_some()),
         comparing: app.compare().is_some(),
-        finding: readout::finding(app),
+        finding: readout::finding(&readout_input(app)),
         rope_copies: attention::positions::rope_copies(app.views().rope_copies.get(), inner, theme),
         theme,
     })
@@ -596,6 +596,32 @@ fn matrix_input(app: &App) -> matrix::Input<'_> {
         moved_to: (!hidden && app.matrix_cursor_moved()).then(|| app.matrix_cursor()),
         used: Box::new(move |id| !copies_hidden && app.uses_row(id)),
         generating: generating(app),
+        theme: app.theme(),
+    }
+}
+
+/// What the readout reads.
+fn readout_input(app: &App) -> readout::Input<'_> {
+    readout::Input {
+        model: app.model(),
+        lookups: app.lookups(),
+        step: app.step(),
+        awaited: app.waiting_for_tables().then(|| {
+            if app.reading_tokenizer() {
+                "the tokenizer is read"
+            } else {
+                "the tables are generated"
+            }
+        }),
+        compare: app
+            .compare()
+            .map(|_| matches!(app.real_layer(), RealLayer::Open(_))),
+        typing: app.focus() == Focus::Input,
+        scheme: app.scheme(),
+        active_scheme: app.active_scheme(),
+        overlay: app.overlay(),
+        mask: app.mask(),
+        page: app.explanation_page(),
         theme: app.theme(),
     }
 }

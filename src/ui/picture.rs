@@ -12,6 +12,7 @@ use ratatui::widgets::canvas::{Canvas, Context, Line as Stroke, Points};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::pane::Pane;
+use super::room::Room;
 use super::text::{display_width, fit, wrapped};
 use crate::action::fill_keys;
 use crate::core::analysis::plane::{DotKind, Plane, Side};
@@ -135,21 +136,21 @@ impl Pane for Picture<'_> {
             Paragraph::new(self.content.foot.concat()).render(inner, buf);
             return;
         };
-        let mut head = self.content.head.as_slice();
-        let mut foot = self.content.foot.as_slice();
-        // The canvas keeps a few rows: the legend's later paragraphs give way first, then the
-        // notes under the finding; each goes whole, never cut mid-sentence.
-        while count(head) + count(foot) + CANVAS_ROWS_LEAST > height {
-            if head.len() > 1 {
-                head = &head[..head.len() - 1];
-            } else if foot.len() > 1 {
-                foot = &foot[..foot.len() - 1];
-            } else {
-                break;
-            }
-        }
-        let head_lines = head.concat();
-        let foot_lines = foot.concat();
+        let (head, foot) = (&self.content.head, &self.content.foot);
+        // The canvas keeps a few rows. The legend's first paragraph and the finding stay; the
+        // notes under the finding come next, then the legend's later paragraphs; each whole,
+        // never cut mid-sentence.
+        let mut room = Room::new(height.saturating_sub(CANVAS_ROWS_LEAST));
+        let first = |paragraphs: &[Vec<Line<'static>>]| paragraphs.first().map_or(0, Vec::len);
+        room.some(first(head) + first(foot));
+        let notes = room.leading(foot.iter().skip(1).map(Vec::len));
+        let later = if notes + 1 >= foot.len() {
+            room.leading(head.iter().skip(1).map(Vec::len))
+        } else {
+            0
+        };
+        let head_lines = head[..(1 + later).min(head.len())].concat();
+        let foot_lines = foot[..(1 + notes).min(foot.len())].concat();
         let head = u16::try_from(head_lines.len()).unwrap_or(u16::MAX);
         let foot = u16::try_from(foot_lines.len()).unwrap_or(u16::MAX);
         let canvas_height = inner.height.saturating_sub(head + foot);
@@ -511,8 +512,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_repeated_word_is_one_dot_and_the_finding_says_so() {
+    /// The picture of "the fox saw the dog" without positions, at its first word.
+    fn the_fox_saw_the_dog() -> Plane {
         let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
         let tokens = model.tokenize("the fox saw the dog").unwrap();
         let lookups = model.embed(&tokens, PositionScheme::None);
@@ -521,7 +522,12 @@ mod tests {
             lookups: &lookups,
             current: Some(0),
         };
-        let plane = plane(&[sentence], false).unwrap();
+        plane(&[sentence], false).unwrap()
+    }
+
+    #[test]
+    fn a_repeated_word_is_one_dot_and_the_finding_says_so() {
+        let plane = the_fox_saw_the_dog();
         let picture = build(scene(Some(&plane), true), 70);
         assert_eq!(
             picture.title,
@@ -536,6 +542,28 @@ mod tests {
         assert_eq!(
             build(scene(Some(&plane), true), 30).title,
             " Picture · PCA "
+        );
+    }
+
+    #[test]
+    fn a_short_pane_keeps_the_canvas_the_legends_first_line_and_the_finding() {
+        let plane = the_fox_saw_the_dog();
+        let picture = build(scene(Some(&plane), true), 70);
+        let tall = screen(&picture, 70, 30).join("\n");
+        let short = screen(&picture, 70, 12).join("\n");
+        // The later paragraphs of the legend give way; its first line and the finding stay,
+        // and the canvas keeps its rows.
+        assert!(tall.contains("● token vector: a row"), "{tall}");
+        assert!(!short.contains("● token vector: a row"), "{short}");
+        assert!(
+            !short.contains("fitted to the 4 distinct vectors"),
+            "{short}"
+        );
+        assert!(short.contains("axes: PC1 ("), "{short}");
+        assert!(short.contains("'the' at 0 and 3: one dot."), "{short}");
+        assert!(
+            short.contains("●the ×2") && short.contains("●fox"),
+            "{short}"
         );
     }
 

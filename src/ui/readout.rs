@@ -7,27 +7,57 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use super::room::Room;
 use super::text::{display_width, fit, wrap_words, wrapped};
 use super::vector::format_value;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
-use crate::app::{App, Focus, RealLayer};
+use crate::core::analysis::attention::Mask;
 use crate::core::explain::findings::OrderSignal;
 use crate::core::explain::readout::{
     CopiesWhy, SharedUnknownRow, describe_copies, describe_lookalikes,
 };
 use crate::core::tables::block::ModelFamily;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
-use crate::core::tables::weights::TokenLookup;
+use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 use crate::core::text::vocabulary::UNKNOWN;
 use crate::hit_map::{HitMap, Scrollable, Target};
+use crate::theme::Theme;
 
-pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
-    let theme = app.theme();
+/// What the readout reads, made in `ui.rs`.
+pub(super) struct Input<'a> {
+    /// The model the rows come from.
+    pub(super) model: &'a EmbeddingModel,
+    /// Each token's lookup.
+    pub(super) lookups: &'a [TokenLookup],
+    /// The current token.
+    pub(super) step: usize,
+    /// What the lookups wait for, when they wait: the tokenizer, or the tables.
+    pub(super) awaited: Option<&'static str>,
+    /// In compare mode, whether both sentences run through the model's own layer 0.
+    pub(super) compare: Option<bool>,
+    /// Whether the keys go to the text (the readout then names the way into the explorer).
+    pub(super) typing: bool,
+    /// The position scheme chosen.
+    pub(super) scheme: PositionScheme,
+    /// The scheme acting now (none while positions are off).
+    pub(super) active_scheme: PositionScheme,
+    /// Whether position vectors are added.
+    pub(super) overlay: bool,
+    /// The seeded head's mask.
+    pub(super) mask: Mask,
+    /// The page of a readout too tall for its pane.
+    pub(super) page: usize,
+    /// The styles in use.
+    pub(super) theme: Theme,
+}
+
+pub(super) fn render(input: &Input, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
+    let theme = input.theme;
     hits.record(area, Target::Pane(Scrollable::Explanation));
     let block = super::pane(" What the layer returned ", false, theme);
     let inner = block.inner(area);
     let width = usize::from(inner.width).max(1);
-    let (lines, lead) = readout_parts(app, width);
+    let (lines, lead) = readout_parts(input, width);
     let height = usize::from(inner.height);
     if rows(&lines, width) <= height {
         Paragraph::new(lines)
@@ -38,16 +68,13 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap)
     }
     // Too tall: the whole lines that fit, then a row that says there is more, so no sentence
     // is ever cut silently.
-    let mut used = 0;
-    let mut whole = 0;
-    for line in &lines {
-        let needed = rows(std::slice::from_ref(line), width);
-        if used + needed + 1 > height {
-            break;
-        }
-        used += needed;
-        whole += 1;
-    }
+    let mut room = Room::new(height.saturating_sub(1));
+    let whole = room.leading(
+        lines
+            .iter()
+            .map(|line| rows(std::slice::from_ref(line), width)),
+    );
+    let used = height.saturating_sub(1) - room.left();
     block.render(area, buf);
     if whole < lead.min(lines.len()) {
         // The marker would push out the finding or its explanation: the rows that fit, the
@@ -59,15 +86,16 @@ pub(super) fn render(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap)
     // the marker that names the key for the next page.
     let page_rows = height.saturating_sub(1).max(1);
     let pages = 1 + rows(&lines, width).saturating_sub(used).div_ceil(page_rows);
-    let page = app.explanation_page() % pages;
+    let page = input.page % pages;
     // The key pages the explorer's explanation; from the typing screen, the explorer first.
-    let next = match app.focus() {
-        Focus::Input => format!(
+    let next = if input.typing {
+        format!(
             "{}, then {},",
             key_name(&Action::FocusExplorer, Scope::Input),
             key(&Action::ScrollExplanation)
-        ),
-        Focus::Explorer => key(&Action::ScrollExplanation),
+        )
+    } else {
+        key(&Action::ScrollExplanation)
     };
     let marker = if page + 1 < pages {
         format!("▼ more below: {next} shows it")
@@ -149,9 +177,9 @@ fn rows(lines: &[Line], width: usize) -> usize {
 
 /// The rows the readout's lead needs at `width`, borders included: its warnings, the finding
 /// and the sentence that explains it, so a short terminal never cuts them.
-pub(super) fn lead_height(app: &App, width: u16) -> usize {
+pub(super) fn lead_height(input: &Input, width: u16) -> usize {
     let width = usize::from(width.saturating_sub(2)).max(1);
-    let (lines, lead) = readout_parts(app, width);
+    let (lines, lead) = readout_parts(input, width);
     2 + rows(&lines[..lead.min(lines.len())], width)
 }
 
@@ -166,15 +194,10 @@ fn type_first() -> String {
 /// The readout's lines at `width`, and how many lead them: the warnings, the finding and the
 /// sentence that explains it, which a short terminal must never cut; on the typing screen also
 /// the way into the lesson, when it takes one row.
-fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
-    let theme = app.theme();
-    let model = app.model();
-    if app.waiting_for_tables() {
-        let awaited = if app.reading_tokenizer() {
-            "the tokenizer is read"
-        } else {
-            "the tables are generated"
-        };
+fn readout_parts(input: &Input, width: usize) -> (Vec<Line<'static>>, usize) {
+    let theme = input.theme;
+    let model = input.model;
+    if let Some(awaited) = input.awaited {
         return (
             vec![Line::styled(
                 format!("The lookups appear as soon as {awaited}."),
@@ -183,27 +206,27 @@ fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
             1,
         );
     }
-    if app.compare().is_some() {
-        return (compare_lines(app), 1);
+    if input.compare.is_some() {
+        return (compare_lines(input), 1);
     }
-    let Some(lookup) = app.lookups().get(app.step()) else {
+    let Some(lookup) = input.lookups.get(input.step) else {
         return (vec![Line::styled(type_first(), theme.muted())], 1);
     };
     let token = &lookup.token;
     let Some(id) = token.id else {
-        return (no_row_lines(app, &token.text), 1);
+        return (no_row_lines(input, &token.text), 1);
     };
     let mut lines = Vec::new();
-    let shared_unknown = SharedUnknownRow::of(app.lookups(), app.step())
+    let shared_unknown = SharedUnknownRow::of(input.lookups, input.step)
         .map(|shared| Line::styled(format!("{shared}."), theme.finding()));
-    if let Some(sentence) = describe_copies(app.lookups(), app.step(), app.active_scheme()) {
+    if let Some(sentence) = describe_copies(input.lookups, input.step, input.active_scheme) {
         lines.push(Line::styled(sentence, theme.finding()));
-        let explanation = copies_explanation(app, lookup);
+        let explanation = copies_explanation(input, lookup);
         lines.push(Line::styled(explanation, theme.muted()));
         lines.extend(shared_unknown);
     } else if let Some(shared) = shared_unknown {
         lines.push(shared);
-    } else if let Some(sentence) = describe_lookalikes(app.lookups(), app.step()) {
+    } else if let Some(sentence) = describe_lookalikes(input.lookups, input.step) {
         lines.push(Line::styled(sentence, theme.finding()));
     } else {
         lines.push(Line::from(vec![
@@ -220,7 +243,7 @@ fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
     let mut lead = lines.len();
     // On the typing screen the way into the lesson follows the finding; where it takes one
     // row (80 columns and up) it is part of the lead, so the terminal never hides it.
-    if app.focus() == Focus::Input {
+    if input.typing {
         let hint = format!(
             "New here? Press {}, then {} for a guided lesson that asks before it shows.",
             key_name(&Action::FocusExplorer, Scope::Input),
@@ -231,10 +254,10 @@ fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
         }
         lines.push(Line::styled(hint, theme.key()));
     }
-    lines.push(Line::styled(step_detail(app, lookup, id), theme.muted()));
-    lines.extend(model_block_lines(app, lookup));
+    lines.push(Line::styled(step_detail(input, lookup, id), theme.muted()));
+    lines.extend(model_block_lines(input, lookup));
     lines.push(Line::default());
-    lines.push(Line::styled(why_it_matters(app), theme.muted()));
+    lines.push(Line::styled(why_it_matters(input), theme.muted()));
     if token.unknown {
         lines.insert(
             0,
@@ -266,19 +289,19 @@ fn readout_parts(app: &App, width: usize) -> (Vec<Line<'static>>, usize) {
 }
 
 /// Why the copies are identical or not, in the state shown.
-fn copies_explanation(app: &App, lookup: &TokenLookup) -> String {
-    fill_keys(&CopiesWhy::of(&lookup.position, app.scheme(), app.overlay()).sentence())
+fn copies_explanation(input: &Input, lookup: &TokenLookup) -> String {
+    fill_keys(&CopiesWhy::of(&lookup.position, input.scheme, input.overlay).sentence())
 }
 
 /// The current token's finding on its own, for the lesson panel: its copies and their distance.
-pub(super) fn finding(app: &App) -> Option<Line<'static>> {
-    describe_copies(app.lookups(), app.step(), app.active_scheme())
-        .map(|sentence| Line::styled(sentence, app.theme().finding()))
+pub(super) fn finding(input: &Input) -> Option<Line<'static>> {
+    describe_copies(input.lookups, input.step, input.active_scheme)
+        .map(|sentence| Line::styled(sentence, input.theme.finding()))
 }
 
 /// The readout for a word the vocabulary has no row for.
-fn no_row_lines(app: &App, text: &str) -> Vec<Line<'static>> {
-    let (theme, model) = (app.theme(), app.model());
+fn no_row_lines(input: &Input, text: &str) -> Vec<Line<'static>> {
+    let (theme, model) = (input.theme, input.model);
     let words = model
         .tokenizer()
         .and_then(|tokenizer| tokenizer.listing())
@@ -303,9 +326,9 @@ fn no_row_lines(app: &App, text: &str) -> Vec<Line<'static>> {
 }
 
 /// The readout in compare mode: what to try.
-fn compare_lines(app: &App) -> Vec<Line<'static>> {
-    let theme = app.theme();
-    let (through, keys) = if matches!(app.real_layer(), RealLayer::Open(_)) {
+fn compare_lines(input: &Input) -> Vec<Line<'static>> {
+    let theme = input.theme;
+    let (through, keys) = if input.compare == Some(true) {
         (
             "Compare mode: two sentences (at first the same words in two orders), through the \
              model's own embedding layer and its own first attention layer.",
@@ -331,8 +354,8 @@ fn compare_lines(app: &App) -> Vec<Line<'static>> {
 }
 
 /// What this one lookup did, spelled out: which row, and what was added to it.
-fn step_detail(app: &App, lookup: &TokenLookup, id: usize) -> String {
-    let model = app.model();
+fn step_detail(input: &Input, lookup: &TokenLookup, id: usize) -> String {
+    let model = input.model;
     let mut detail = format!(
         "Lookup: id {id} is the address of row {id} of the {}×{} weight matrix; the layer copies that row out, and nothing else in the sentence takes part.",
         model.rows(),
@@ -340,7 +363,7 @@ fn step_detail(app: &App, lookup: &TokenLookup, id: usize) -> String {
     );
     if let PositionVector::Added(_) = lookup.position {
         let position = lookup.token.position;
-        let source = match app.active_scheme() {
+        let source = match input.active_scheme {
             PositionScheme::Learned => format!(
                 "row {position} of the {}×{} {}",
                 model.context_length(),
@@ -356,18 +379,18 @@ fn step_detail(app: &App, lookup: &TokenLookup, id: usize) -> String {
 
 /// The argument the screen illustrates: why identical vectors are a problem, and what the
 /// state shown (positions, mask) does about it.
-fn why_it_matters(app: &App) -> String {
-    let signal = OrderSignal::of(app.active_scheme(), app.mask());
-    fill_keys(&signal.why_it_matters(app.model().context_length()))
+fn why_it_matters(input: &Input) -> String {
+    let signal = OrderSignal::of(input.active_scheme, input.mask);
+    fill_keys(&signal.why_it_matters(input.model.context_length()))
 }
 
 /// For a model read from files: what its own embedding block outputs for this token.
-fn model_block_lines(app: &App, lookup: &TokenLookup) -> Vec<Line<'static>> {
-    let model = app.model();
+fn model_block_lines(input: &Input, lookup: &TokenLookup) -> Vec<Line<'static>> {
+    let model = input.model;
     if model.family() == ModelFamily::Generated {
         return Vec::new();
     }
-    let theme = app.theme();
+    let theme = input.theme;
     let mut lines = vec![Line::styled(
         format!(
             "This {} model's embedding block outputs {}:",
@@ -408,4 +431,66 @@ fn model_block_lines(app: &App, lookup: &TokenLookup) -> Vec<Line<'static>> {
         lines.push(Line::styled(warning, theme.warning()));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::tables::weights::DEFAULT_SEED;
+    use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::drawn;
+
+    /// The readout over "fox bites the fox" at its second fox, on `page`.
+    fn readout(typing: bool, page: usize, width: u16, height: u16) -> Vec<String> {
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let tokens = model.tokenize("fox bites the fox").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let input = Input {
+            model: &model,
+            lookups: &lookups,
+            step: 3,
+            awaited: None,
+            compare: None,
+            typing,
+            scheme: PositionScheme::Learned,
+            active_scheme: PositionScheme::None,
+            overlay: false,
+            mask: Mask::None,
+            page,
+            theme: Theme::new(false),
+        };
+        drawn(width, height, |area, buf, hits| {
+            render(&input, area, buf, hits);
+        })
+    }
+
+    #[test]
+    fn the_finding_comes_first_with_the_sentence_that_explains_it() {
+        let text = readout(false, 0, 100, 14).join("\n");
+        assert!(
+            text.contains("fox at 0 and 3: same row 2, Euclidean distance 0.0000"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Lookup: id 2 is the address of row 2"),
+            "{text}"
+        );
+        assert!(text.contains("Why it matters"), "{text}");
+        assert!(!text.contains("more below"), "{text}");
+    }
+
+    #[test]
+    fn a_readout_too_tall_for_its_pane_pages_and_names_the_key() {
+        let first = readout(false, 0, 60, 7).join("\n");
+        assert!(first.contains("same row 2, Euclidean distance"), "{first}");
+        assert!(first.contains("▼ more below: Space shows it"), "{first}");
+        let typing = readout(true, 0, 60, 7).join("\n");
+        assert!(typing.contains("Enter, then Space,"), "{typing}");
+        // Paged past its end, it says so and how to go back to the top.
+        let last = (1..20)
+            .map(|page| readout(false, page, 60, 7).join("\n"))
+            .find(|text| text.contains("▲ that is all"))
+            .expect("a last page");
+        assert!(last.contains("goes back to the top"), "{last}");
+    }
 }
