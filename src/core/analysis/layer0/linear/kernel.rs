@@ -214,6 +214,9 @@ pub(super) fn tiles(
                     // Three tokens a tile; a remainder of four or two goes as pairs, so that a
                     // tile of one token is left only where a block has a single token.
                     let width = match last - t {
+                        left if left >= WIDE_TILE_TOKENS && height == PAIRED_ROWS => {
+                            WIDE_TILE_TOKENS
+                        }
                         4 | 2 => 2,
                         1 => 1,
                         _ => TILE_TOKENS,
@@ -251,6 +254,16 @@ pub(super) fn tile<'a, const R: usize>(
 ) {
     let rows = std::array::from_fn::<_, R, _>(|i| row(r + i));
     match width {
+        WIDE_TILE_TOKENS => carry(
+            wide,
+            tokens,
+            (r, t),
+            &block(
+                rows,
+                std::array::from_fn::<_, WIDE_TILE_TOKENS, _>(|i| token(t + i)),
+                kind,
+            ),
+        ),
         TILE_TOKENS => carry(
             wide,
             tokens,
@@ -298,6 +311,10 @@ pub(super) const TILE_TOKENS: usize = 3;
 
 /// Rows of an AVX-512 tile: four pairs, each pair's two rows of eight lanes in one register.
 pub(super) const PAIRED_ROWS: usize = 8;
+
+/// Tokens in an AVX-512 tile of [`PAIRED_ROWS`] rows: its 32 registers hold the 24 running
+/// sums, the six tokens' numbers and a pair of rows, so each pair loaded meets six tokens.
+pub(super) const WIDE_TILE_TOKENS: usize = 6;
 
 /// Tokens met together by one block of a row group: their numbers in use fit the first cache.
 pub(super) const TOKEN_BLOCK: usize = 15;
@@ -484,14 +501,19 @@ pub(super) unsafe fn block_fma<const R: usize, const T: usize>(
 /// other's, and each token's eight numbers fill both halves, so every register lane takes the
 /// fused multiply-adds of one row, token and lane in order: the same bits.
 ///
+/// The rows of a tile lie one stride apart in their layout, and so do its tokens, so the loop
+/// keeps one base and one stride for each: with a pointer a row and a token, the compiler ran
+/// short of registers and reloaded pointers, and one running sum, from the stack inside the
+/// loop (perf annotate). Slices that are not one stride apart take [`block_fma`] (same bits).
+///
 /// # Safety
-/// The CPU must have AVX-512F; the caller is compiled for it.
+/// The CPU must have AVX-512F, AVX2 and FMA; the caller is compiled for them.
 #[cfg(target_arch = "x86_64")]
 // Inlined into the AVX-512-compiled caller, so it is compiled with AVX-512 too.
 #[inline(always)]
 #[expect(
     unsafe_code,
-    reason = "vector loads from raw pointers into slices whose lengths are checked first"
+    reason = "vector loads from raw pointers into slices whose lengths and places are checked first"
 )]
 pub(super) unsafe fn block_avx512<const R: usize, const T: usize>(
     w: [&[f32]; R],
@@ -504,19 +526,25 @@ pub(super) unsafe fn block_avx512<const R: usize, const T: usize>(
     const PAIRS: usize = PAIRED_ROWS / 2;
     assert!(R == PAIRED_ROWS, "eight rows, in four pairs");
     let len = block_length(&w, &x);
-    // SAFETY (for the block below): AVX-512F is there (the caller's contract); every load
-    // reads LANES float32s at `chunk <= len - LANES` of a slice of `len` numbers.
+    let (Some(row_stride), Some(token_stride)) = (stride(&w), stride(&x)) else {
+        // SAFETY: AVX2 and FMA are there (the caller's contract).
+        return unsafe { block_fma(w, x) };
+    };
+    let (rows, tokens) = (w[0].as_ptr(), x[0].as_ptr());
+    // SAFETY (for the block below): AVX-512F is there (the caller's contract); row `i` starts
+    // at `rows + i × row_stride` and token `t` at `tokens + t × token_stride` (checked by
+    // `stride`), and every load reads LANES float32s at `chunk <= len - LANES` of one of them.
     unsafe {
         let mut lanes: [[__m512; T]; PAIRS] = [[_mm512_setzero_ps(); T]; PAIRS];
         for chunk in (0..len).step_by(LANES) {
             // The numbers' bits moved as float64s: no arithmetic, so no change to them.
             let xs: [__m512; T] = std::array::from_fn(|t| {
-                let x8 = _mm256_loadu_pd(x[t].as_ptr().add(chunk).cast());
+                let x8 = _mm256_loadu_pd(tokens.add(t * token_stride + chunk).cast());
                 _mm512_castpd_ps(_mm512_broadcast_f64x4(x8))
             });
             for (pair, by_token) in lanes.iter_mut().enumerate() {
-                let low = _mm256_loadu_pd(w[2 * pair].as_ptr().add(chunk).cast());
-                let high = _mm256_loadu_pd(w[2 * pair + 1].as_ptr().add(chunk).cast());
+                let low = _mm256_loadu_pd(rows.add(2 * pair * row_stride + chunk).cast());
+                let high = _mm256_loadu_pd(rows.add((2 * pair + 1) * row_stride + chunk).cast());
                 let w16 =
                     _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(low), high));
                 for (lane, x16) in by_token.iter_mut().zip(xs) {
@@ -535,6 +563,26 @@ pub(super) unsafe fn block_avx512<const R: usize, const T: usize>(
         }
         result
     }
+}
+
+/// The distance in float32s from each slice's start to the next's, when it is one distance
+/// for them all (slice `i` starts `i` distances after the first); `None` otherwise.
+#[cfg(target_arch = "x86_64")]
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the vector-compiled tiles"
+)]
+#[inline(always)]
+fn stride(slices: &[&[f32]]) -> Option<usize> {
+    let first = slices[0].as_ptr().addr();
+    let bytes = match slices.get(1) {
+        Some(second) => second.as_ptr().addr().checked_sub(first)?,
+        None => 0,
+    };
+    let evenly = slices.iter().enumerate().all(|(i, slice)| {
+        Some(slice.as_ptr().addr()) == i.checked_mul(bytes).and_then(|b| first.checked_add(b))
+    });
+    (evenly && bytes.is_multiple_of(size_of::<f32>())).then_some(bytes / size_of::<f32>())
 }
 
 /// The f64 lanes added pairwise.

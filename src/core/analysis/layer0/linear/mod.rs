@@ -332,7 +332,7 @@ pub fn round_to_f32(value: f64) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::kernel::{PAIRED_ROWS, TOKEN_BLOCK, dot, dot_tiles_portable};
+    use super::kernel::{PAIRED_ROWS, TOKEN_BLOCK, WIDE_TILE_TOKENS, dot, dot_tiles_portable};
     #[cfg(target_arch = "x86_64")]
     use super::kernel::{dot_tiles_avx512, dot_tiles_fma};
     use super::*;
@@ -473,7 +473,7 @@ mod tests {
     fn every_vector_path_the_machine_has_gives_the_portable_bits() {
         let width = BLOCK * 3 + 5;
         // Rows and tokens that fill whole tiles of every shape and leave some over.
-        let (rows, tokens) = (PAIRED_ROWS + 7, 5);
+        let (rows, tokens) = (PAIRED_ROWS + 7, WIDE_TILE_TOKENS + 5);
         let (weights, inputs) = (numbers(width * rows, 1), numbers(width * tokens, 2));
         let (laid_weights, laid_inputs) = (
             blocked(&weights, rows, width),
