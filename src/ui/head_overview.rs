@@ -254,18 +254,7 @@ fn cells(head: &HeadResult, query: usize, tokens: usize, theme: Theme) -> Vec<Sp
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::files::{FileSource, OpenOptions, open};
-
-    fn token(text: &str, id: usize, position: usize) -> Token {
-        Token {
-            text: text.to_owned(),
-            span: 0..0,
-            position,
-            id: Some(id),
-            special: false,
-            unknown: false,
-        }
-    }
+    use crate::ui::layer0::tests::{bert, token};
 
     fn screen(overview: &Overview, width: u16, height: u16) -> Vec<String> {
         let area = Rect::new(0, 0, width, height);
@@ -284,12 +273,7 @@ mod tests {
 
     #[test]
     fn every_head_is_a_small_map_labelled_with_the_current_one_marked() {
-        let folder =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
-        let layer = open(&FileSource::path(folder), &OpenOptions::default())
-            .unwrap()
-            .layer0
-            .unwrap();
+        let layer = bert();
         let tokens = [token("x", 5, 0), token("y", 6, 1), token("x", 5, 2)];
         let run = SentenceRun::compute(&layer, &tokens, 16, false).unwrap();
         let heads = run.run.heads.len();

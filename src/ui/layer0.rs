@@ -130,7 +130,7 @@ pub(super) fn unavailable(layer: RealLayer, width: usize, theme: Theme) -> Vec<L
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::Arc;
 
     use super::*;
@@ -139,7 +139,8 @@ mod tests {
     use crate::core::text::vocabulary::Token;
     use crate::ui::attention::bare_input;
 
-    fn token(text: &str, id: usize, position: usize) -> Token {
+    /// A token read by id, at a position.
+    pub(in crate::ui) fn token(text: &str, id: usize, position: usize) -> Token {
         Token {
             text: text.to_owned(),
             span: 0..0,
@@ -150,7 +151,8 @@ mod tests {
         }
     }
 
-    fn bert() -> Arc<Layer0> {
+    /// The small BERT-shaped layer 0 the tests' fixtures hold.
+    pub(in crate::ui) fn bert() -> Arc<Layer0> {
         let folder =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
         Arc::new(
