@@ -464,11 +464,7 @@ mod tests {
             layer0: None,
             mask: Mask::None,
             comparison,
-            wide_style: WideStyle {
-                view: WideView::Strip,
-                first_dim: 0,
-                scale: 1.0,
-            },
+            wide_style: crate::ui::vector::STRIPS,
             theme: Theme::new(false),
         }
     }

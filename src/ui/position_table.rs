@@ -464,7 +464,6 @@ mod tests {
     use crate::core::tables::weights::DEFAULT_SEED;
     use crate::core::text::vocabulary::VocabKind;
     use crate::ui::pane::screen;
-    use crate::view_state::WideView;
 
     fn input(model: &EmbeddingModel, scheme: PositionScheme, current: usize) -> Input<'_> {
         Input {
@@ -474,11 +473,7 @@ mod tests {
             current: Some(current),
             last_position: 4,
             position_scale: None,
-            wide_style: WideStyle {
-                view: WideView::Strip,
-                first_dim: 0,
-                scale: 1.0,
-            },
+            wide_style: crate::ui::vector::STRIPS,
             generating: None,
             theme: Theme::new(false),
         }

@@ -719,7 +719,6 @@ fn copies_claim(input: &Input, grid: &Grid, width: usize) -> Option<Copies> {
 /// no positions, no mask, the first token current; tests fill in what they show.
 #[cfg(test)]
 pub(in crate::ui) fn bare_input<'a>(tokens: &'a [Token], lookups: &'a [TokenLookup]) -> Input<'a> {
-    use crate::view_state::WideView;
     Input {
         attention: None,
         layer: RealLayer::None,
@@ -736,11 +735,7 @@ pub(in crate::ui) fn bare_input<'a>(tokens: &'a [Token], lookups: &'a [TokenLook
         rope: None,
         rope_copies: None,
         alibi: None,
-        wide_style: WideStyle {
-            view: WideView::Strip,
-            first_dim: 0,
-            scale: 1.0,
-        },
+        wide_style: crate::ui::vector::STRIPS,
         generating: None,
         theme: Theme::new(false),
     }
