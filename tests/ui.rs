@@ -1825,3 +1825,23 @@ fn the_attention_pane_at_80_by_24_shows_the_current_tokens_output() {
         );
     }
 }
+
+#[test]
+fn with_positions_the_attention_finding_at_80_by_24_has_both_copies_rows_beside_it() {
+    // "the same word at another place attends differently" points at the two foxes' rows:
+    // from either copy, at 80×24, both rows of weights are drawn beside it.
+    for (step, other) in [(0, "    3 fox "), (3, "    0 fox ")] {
+        let mut app = app_with("fox bites the fox");
+        press(&mut app, &[KeyCode::Enter]);
+        for _ in 0..step {
+            press(&mut app, &[KeyCode::Right]);
+        }
+        press(&mut app, &[KeyCode::Char('p'), KeyCode::Char('a')]);
+        let text = screen_text(&draw(&app, 80, 24));
+        assert!(text.contains("the same word at another place"), "{text}");
+        let current = format!("▶   {step} fox ");
+        let rows = |prefix: &str| text.lines().filter(|line| line.contains(prefix)).count();
+        assert_eq!(rows(other), 1, "the other copy's weights:\n{text}");
+        assert_eq!(rows(&current), 2, "weights and output:\n{text}");
+    }
+}

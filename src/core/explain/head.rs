@@ -2,6 +2,7 @@
 //! mask in force; its sentence names keys by their action (`{ToggleCompare}`), for the screen
 //! to fill from its key table.
 
+use super::listed;
 use crate::core::analysis::attention::Mask;
 use crate::core::tables::positional::{ALIBI_HEADS, PositionScheme, alibi_slopes};
 
@@ -21,6 +22,18 @@ pub enum HeadFinding {
     Added {
         /// Whether the causal mask is on too.
         causal: bool,
+    },
+    /// Learned or sinusoidal positions added to the inputs, said of a repeated word whose
+    /// copies' rows the heat map has no room for: the finding points at the readout, which
+    /// gives their input vectors' distance, rather than at rows not drawn (and is short, for
+    /// a short pane).
+    AddedCopiesOutOfSight {
+        /// Whether the causal mask is on too.
+        causal: bool,
+        /// The repeated word.
+        word: String,
+        /// Its copies' positions, in order.
+        positions: Vec<usize>,
     },
     /// `RoPE` turns queries and keys inside attention.
     Rotary {
@@ -54,6 +67,20 @@ impl HeadFinding {
         }
     }
 
+    /// The finding under learned or sinusoidal positions once the heat map has no room for
+    /// the rows of the copies of `word` at `positions`; any other finding stays as it is.
+    #[must_use]
+    pub fn copies_out_of_sight(self, word: &str, positions: &[usize]) -> Self {
+        match self {
+            Self::Added { causal } => Self::AddedCopiesOutOfSight {
+                causal,
+                word: word.to_owned(),
+                positions: positions.to_vec(),
+            },
+            other => other,
+        }
+    }
+
     /// The finding in a sentence, its keys named as `{Action}`.
     #[must_use]
     pub fn sentence(&self) -> String {
@@ -66,17 +93,20 @@ impl HeadFinding {
                 "The causal mask alone breaks the symmetry: position {first} sees only itself \
                  (weight {weight:.2}), the last token sees everything."
             ),
-            Self::Added { causal } => {
-                let mut text = "Positions were added to the inputs, so the same word at another \
-                                place attends differently."
-                    .to_owned();
-                if *causal {
-                    text.push_str(
-                        " The causal mask also hides from each token the tokens after it.",
-                    );
-                }
-                text
-            }
+            Self::Added { causal } => format!(
+                "Positions were added to the inputs, so the same word at another place attends \
+                 differently.{}",
+                causal_note(*causal)
+            ),
+            Self::AddedCopiesOutOfSight {
+                causal,
+                word,
+                positions,
+            } => format!(
+                "'{word}' at {} now differ: What the layer returned gives their distance.{}",
+                listed(positions),
+                causal_note(*causal)
+            ),
             Self::Rotary { causal } => {
                 let mut text = "RoPE adds nothing to the embeddings: it rotates each query and \
                                 key pair of dimensions by position × θᵢ, keeping their length; a \
@@ -100,6 +130,15 @@ impl HeadFinding {
                 )
             }
         }
+    }
+}
+
+/// What the causal mask adds to a finding about added positions.
+fn causal_note(causal: bool) -> &'static str {
+    if causal {
+        " The causal mask also hides from each token the tokens after it."
+    } else {
+        ""
     }
 }
 
@@ -137,6 +176,23 @@ mod tests {
         let rotary = HeadFinding::of(PositionScheme::Rope, Mask::None, 0, 1.0).sentence();
         assert!(rotary.starts_with("RoPE adds nothing"), "{rotary}");
         assert!(!rotary.contains("causal"), "{rotary}");
+    }
+
+    #[test]
+    fn copies_out_of_sight_point_at_the_readout_instead() {
+        let added = HeadFinding::of(PositionScheme::Learned, Mask::Causal, 0, 1.0);
+        let elsewhere = added.copies_out_of_sight("fox", &[0, 3]).sentence();
+        assert!(
+            elsewhere.starts_with(
+                "'fox' at 0 and 3 now differ: What the layer returned gives their distance."
+            ),
+            "{elsewhere}"
+        );
+        assert!(elsewhere.ends_with("tokens after it."), "{elsewhere}");
+        assert!(!elsewhere.contains("attends"), "{elsewhere}");
+        // Only a finding about added positions speaks of the copies' input vectors.
+        let rotary = HeadFinding::of(PositionScheme::Rope, Mask::None, 0, 1.0);
+        assert_eq!(rotary.clone().copies_out_of_sight("fox", &[0, 3]), rotary);
     }
 
     #[test]

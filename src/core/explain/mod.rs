@@ -15,3 +15,15 @@ pub mod picture;
 pub mod readout;
 pub mod rope;
 pub mod verdict;
+
+/// Positions as a sentence lists them: `0, 3 and 5`.
+pub(crate) fn listed(positions: &[usize]) -> String {
+    match positions.split_last() {
+        Some((last, rest)) if !rest.is_empty() => {
+            let rest: Vec<String> = rest.iter().map(ToString::to_string).collect();
+            format!("{} and {last}", rest.join(", "))
+        }
+        Some((last, _)) => last.to_string(),
+        None => String::new(),
+    }
+}

@@ -2,6 +2,7 @@
 //! plane's ([`PlaneFinding`]); keys are named by their action (`{TogglePositions}`), for the
 //! screen to fill.
 
+use super::listed;
 use crate::core::analysis::plane::PlaneFinding;
 
 /// The picture's finding in a sentence; `dims` is the width of the vectors the distance is
@@ -60,18 +61,6 @@ pub fn sentence(finding: &PlaneFinding, dims: usize) -> String {
             total - shared,
             stay = if *shared == 1 { "stays" } else { "stay" }
         ),
-    }
-}
-
-/// Positions as a sentence lists them: `0, 3 and 5`.
-fn listed(positions: &[usize]) -> String {
-    match positions.split_last() {
-        Some((last, rest)) if !rest.is_empty() => {
-            let rest: Vec<String> = rest.iter().map(ToString::to_string).collect();
-            format!("{} and {last}", rest.join(", "))
-        }
-        Some((last, _)) => last.to_string(),
-        None => String::new(),
     }
 }
 

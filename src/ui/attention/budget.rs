@@ -20,25 +20,30 @@ pub(super) struct Budget {
     pub(super) finding: usize,
     /// The copies' claim, with their rows in the map and among the outputs.
     pub(super) copies: bool,
+    /// The rows of the current word's copies that the finding compares.
+    pub(super) evidence: bool,
     pub(super) extra: bool,
 }
 
 impl Budget {
     /// The heat map's positions and the current row come first, then the finding's first
-    /// lines, the current token's output (what its weights made), the rest of the finding (cut
+    /// lines, the heat-map rows of the copies the finding compares (if it does), the current
+    /// token's output (what its weights made), the rest of the finding (cut
     /// short if need be), the scheme's own lines, the current row's weights as numbers (when
     /// the cells have none), the rest of the heat map, the token texts above it, the other
     /// outputs and last the caption. The claim about the current word's copies comes with their
     /// rows and outputs, all or nothing, after the current output.
     ///
     /// `text` is the finding's lines and the scheme's own; `copies` is how many copy rows
-    /// besides the current one the claim points at, and the claim's lines.
+    /// besides the current one the claim points at, and the claim's lines; `evidence` is how
+    /// many copy rows besides the current one the finding compares.
     pub(super) fn share(
         height: usize,
         grid: &Grid,
         per_output: usize,
         text: (usize, usize),
         copies: (usize, usize),
+        evidence: usize,
     ) -> Self {
         let (finding, extra) = text;
         let (copy_rows, copy_lines) = copies;
@@ -46,6 +51,11 @@ impl Budget {
         let mut room = Room::new(height.saturating_sub(2));
         let per_output = per_output.max(1);
         let finding_first = room.some(finding.min(FINDING_LEAST));
+        let evidence_rows = if evidence > 0 && room.all(evidence) {
+            evidence
+        } else {
+            0
+        };
         let current_output = room.all(1 + per_output);
         let copies =
             copy_lines > 0 && current_output && room.all(copy_rows * (1 + per_output) + copy_lines);
@@ -53,7 +63,8 @@ impl Budget {
         let finding = finding_first + room.some(finding - finding_first);
         let extra = room.all(extra);
         let row_values = grid.shows_row_values() && room.all(1);
-        let heat_rows = 1 + pinned + room.some(count.saturating_sub(1 + pinned));
+        let heat_pinned = pinned + evidence_rows;
+        let heat_rows = 1 + heat_pinned + room.some(count.saturating_sub(1 + heat_pinned));
         let texts = grid.cells == Cells::Numbers && room.all(1);
         let output_rows = if current_output {
             let more = count
@@ -73,6 +84,7 @@ impl Budget {
             output_rows,
             finding,
             copies,
+            evidence: evidence_rows > 0,
             extra,
         }
     }

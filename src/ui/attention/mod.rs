@@ -267,6 +267,8 @@ struct Map<'a> {
     /// The sentence that the current word's copies got identical weights and outputs, and the
     /// rows of those copies: drawn only with the copies' rows beside it.
     copies: Option<Copies>,
+    /// Where the finding compares the current word's copies: their rows, which it needs.
+    evidence: Option<Evidence>,
     extra: Vec<Line<'static>>,
     /// Lines each token's output takes.
     per_output: usize,
@@ -280,6 +282,15 @@ struct Copies {
     lines: Vec<String>,
     /// The copies' rows other than the current one (indices into the grid's members).
     rows: Vec<usize>,
+}
+
+/// A finding that compares the current word's copies, and the rows that bear it out: drawn
+/// with them, or else replaced by a finding that says where else to look.
+struct Evidence {
+    /// The copies' rows other than the current one (indices into the grid's members).
+    rows: Vec<usize>,
+    /// The finding drawn instead when the heat map has no room for those rows, wrapped.
+    out_of_sight: Vec<String>,
 }
 
 /// The pane at a width, borders included.
@@ -302,9 +313,11 @@ pub(super) fn build(input: Input<'_>, width: u16) -> AttentionPane<'_> {
         }
         Some(attention) => {
             let grid = Grid::new(&input, attention, width);
+            let (finding, evidence) = finding(&input, attention, &grid, width);
             Body::Map(Box::new(Map {
                 attention,
-                finding: finding(&input, attention, &grid, width),
+                finding,
+                evidence,
                 copies: copies_claim(&input, &grid, width),
                 extra: extra(&input, &grid, width),
                 per_output: lines_per_output(attention, &grid),
@@ -346,7 +359,12 @@ impl Pane for AttentionPane<'_> {
                 } else {
                     0
                 };
-                (2 + 1 + 1 + map.finding.len().min(FINDING_LEAST) + output).min(self.height())
+                let evidence = map
+                    .evidence
+                    .as_ref()
+                    .map_or(0, |evidence| evidence.rows.len());
+                (2 + 1 + 1 + map.finding.len().min(FINDING_LEAST) + evidence + output)
+                    .min(self.height())
             }
             Body::Message(_) | Body::Overview(_) => self.height().min(4),
         }
@@ -418,17 +436,63 @@ fn nothing_to_attend(input: &Input) -> String {
     }
 }
 
+/// What a map draws in the rows it is given.
+struct Fitted<'m> {
+    budget: Budget,
+    /// The finding drawn: the one about the copies, or where else to look for them.
+    finding: &'m [String],
+    /// The rows kept in the heat map besides the current one.
+    heat_pinned: Vec<usize>,
+    /// The rows kept among the outputs besides the current one.
+    output_pinned: &'m [usize],
+}
+
 impl Map<'_> {
+    /// What fits in `height` rows inside the borders: a finding about the copies is drawn
+    /// with their rows, or says where else to look; the copies' claim with their rows and
+    /// outputs, or not at all.
+    fn fit(&self, height: usize) -> Fitted<'_> {
+        let copies = self
+            .copies
+            .as_ref()
+            .map_or((0, 0), |copies| (copies.rows.len(), copies.lines.len()));
+        let share = |finding: usize, evidence: usize| {
+            let text = (finding, self.extra.len());
+            Budget::share(height, &self.grid, self.per_output, text, copies, evidence)
+        };
+        let (budget, finding, evidence) = match &self.evidence {
+            Some(evidence) => {
+                let budget = share(self.finding.len(), evidence.rows.len());
+                if budget.evidence {
+                    (budget, &self.finding, evidence.rows.as_slice())
+                } else {
+                    let budget = share(evidence.out_of_sight.len(), 0);
+                    (budget, &evidence.out_of_sight, &[][..])
+                }
+            }
+            None => (share(self.finding.len(), 0), &self.finding, &[][..]),
+        };
+        let output_pinned = match &self.copies {
+            Some(copies) if budget.copies => copies.rows.as_slice(),
+            _ => &[],
+        };
+        Fitted {
+            heat_pinned: output_pinned.iter().chain(evidence).copied().collect(),
+            budget,
+            finding,
+            output_pinned,
+        }
+    }
+
     /// The map, outputs and finding fitted to `area`, in `block`.
     fn render(&self, input: &Input, block: Block<'_>, area: Rect, buf: &mut Buffer) {
         let Self {
             attention,
             ref grid,
-            ref finding,
             ref copies,
             ref extra,
-            per_output,
             width,
+            ..
         } = *self;
         let theme = input.theme;
         let tokens = input.tokens;
@@ -458,20 +522,12 @@ impl Map<'_> {
         };
         block.render(area, buf);
 
-        let budget = Budget::share(
-            usize::from(inner.height),
-            grid,
-            per_output,
-            (finding.len(), extra.len()),
-            copies
-                .as_ref()
-                .map_or((0, 0), |copies| (copies.rows.len(), copies.lines.len())),
-        );
-        // The copies' rows are drawn beside the current one exactly when their claim is.
-        let pinned: &[usize] = match copies {
-            Some(copies) if budget.copies => &copies.rows,
-            _ => &[],
-        };
+        let Fitted {
+            budget,
+            finding,
+            heat_pinned,
+            output_pinned,
+        } = self.fit(usize::from(inner.height));
 
         let mut lines = Vec::new();
         if budget.caption {
@@ -487,7 +543,7 @@ impl Map<'_> {
         lines.push(positions);
         lines.extend(texts.filter(|_| budget.texts));
         let keep = grid.current.unwrap_or(0);
-        for row in rows_shown(count, budget.heat_rows, keep, pinned) {
+        for row in rows_shown(count, budget.heat_rows, keep, &heat_pinned) {
             lines.push(heat_row(tokens, attention, grid, row, theme));
         }
         if budget.row_values {
@@ -499,7 +555,7 @@ impl Map<'_> {
                 ..input.wide_style
             };
             lines.push(output_header(attention, grid, style, theme));
-            for row in rows_shown(count, budget.output_rows, keep, pinned) {
+            for row in rows_shown(count, budget.output_rows, keep, output_pinned) {
                 lines.extend(output_lines(tokens, attention, grid, row, style, theme));
             }
         }
@@ -662,10 +718,16 @@ fn output_lines(
         .collect()
 }
 
-/// What the learner should see in the heat map and the outputs, wrapped to the width.
-fn finding(input: &Input, attention: &HeadPattern, grid: &Grid, width: usize) -> Vec<String> {
+/// What the learner should see in the heat map and the outputs, wrapped to the width, and,
+/// when it compares the current word's copies, the rows it needs.
+fn finding(
+    input: &Input,
+    attention: &HeadPattern,
+    grid: &Grid,
+    width: usize,
+) -> (Vec<String>, Option<Evidence>) {
     if let Some((layer, view)) = real_view(input) {
-        return super::layer0::finding(input, layer, view, width);
+        return (super::layer0::finding(input, layer, view, width), None);
     }
     let tokens = input.tokens;
     let first = grid
@@ -674,7 +736,39 @@ fn finding(input: &Input, attention: &HeadPattern, grid: &Grid, width: usize) ->
         .map_or(0, |&index| tokens[index].position);
     let weight = attention.weights.get([0, 0]).copied().unwrap_or(1.0);
     let finding = HeadFinding::of(input.scheme, input.mask, first, weight);
-    wrap_words(&fill_keys(&finding.sentence()), width)
+    let wrap = |finding: &HeadFinding| wrap_words(&fill_keys(&finding.sentence()), width);
+    let copies = copies_in_view(input, grid);
+    let evidence = (copies.len() >= 2)
+        .then(|| {
+            let positions: Vec<usize> =
+                copies.iter().map(|&index| tokens[index].position).collect();
+            finding
+                .clone()
+                .copies_out_of_sight(&tokens[input.step].text, &positions)
+        })
+        .filter(|out_of_sight| *out_of_sight != finding)
+        .map(|out_of_sight| Evidence {
+            rows: other_rows(input, grid, &copies),
+            out_of_sight: wrap(&out_of_sight),
+        });
+    (wrap(&finding), evidence)
+}
+
+/// The current word's copies (sentence indices) that the head ran over.
+fn copies_in_view(input: &Input, grid: &Grid) -> Vec<usize> {
+    copies_of(input.tokens, input.step)
+        .into_iter()
+        .filter(|index| grid.members.contains(index))
+        .collect()
+}
+
+/// The grid rows of `copies` other than the current token's.
+fn other_rows(input: &Input, grid: &Grid, copies: &[usize]) -> Vec<usize> {
+    copies
+        .iter()
+        .filter(|&&index| index != input.step)
+        .filter_map(|index| grid.members.iter().position(|member| member == index))
+        .collect()
 }
 
 /// With no positions and no mask, copies of the current word get the same weights and output:
@@ -686,10 +780,7 @@ fn copies_claim(input: &Input, grid: &Grid, width: usize) -> Option<Copies> {
     if !unmasked_without_positions {
         return None;
     }
-    let copies: Vec<usize> = copies_of(input.tokens, input.step)
-        .into_iter()
-        .filter(|index| grid.members.contains(index))
-        .collect();
+    let copies = copies_in_view(input, grid);
     if copies.len() < 2 {
         return None;
     }
@@ -704,14 +795,9 @@ fn copies_claim(input: &Input, grid: &Grid, width: usize) -> Option<Copies> {
         tokens[input.step].text,
         rest.join(", ")
     );
-    let rows = copies
-        .iter()
-        .filter(|&&index| index != input.step)
-        .filter_map(|index| grid.members.iter().position(|member| member == index))
-        .collect();
     Some(Copies {
         lines: wrap_words(&claim, width),
-        rows,
+        rows: other_rows(input, grid, &copies),
     })
 }
 

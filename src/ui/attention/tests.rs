@@ -121,3 +121,34 @@ fn with_no_head_the_pane_says_why() {
     let text = screen(&build(none, 60), 60, 5).join("\n");
     assert!(text.contains("No tokens yet: type a sentence"), "{text}");
 }
+
+#[test]
+fn added_positions_keep_both_copies_rows_beside_their_finding() {
+    let sentence = Sentence::new(PositionScheme::Learned, Mask::None);
+    let pane = build(sentence.input(), 42);
+    let rows = |lines: &[String], prefix: &str| {
+        lines.iter().filter(|line| line.starts_with(prefix)).count()
+    };
+    // As short as the explorer's at 80×24: the other rows give way to the copy at 0.
+    for height in [10, 12] {
+        let short = screen(&pane, 42, height);
+        let text = short.join("\n");
+        assert!(text.contains("the same word at another"), "{text}");
+        assert_eq!(rows(&short, "│    0 the"), 1, "{text}");
+        assert_eq!(rows(&short, "│▶   3 the"), 2, "weights and output:\n{text}");
+    }
+    // Too short for the copy's row: the finding points at the readout instead.
+    let tiny = screen(&pane, 42, 6);
+    let text = tiny.join("\n");
+    println!("{text}");
+    assert_eq!(rows(&tiny, "│    0 the"), 0, "{text}");
+    assert!(!text.contains("attends"), "{text}");
+    assert!(
+        text.contains("'the' at 0 and 3 now differ: What the"),
+        "{text}"
+    );
+    assert!(
+        text.contains("layer returned gives their distance."),
+        "{text}"
+    );
+}
