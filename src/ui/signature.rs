@@ -1,13 +1,16 @@
 //! What the embedding layer takes in: ids go in, rows of the weight matrix come out, and
 //! position is wired to nothing. The lesson's third step shows it beside the matrix.
 
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Wrap;
 
-use super::pane::TextPane;
+use super::pane::{Pane, TextPane};
 use super::text::fit;
 use super::vector::format_value;
 use crate::core::tables::weights::TokenLookup;
+use crate::hit_map::HitMap;
 use crate::theme::Theme;
 
 /// Tokens the picture lists at the most; the rest are counted.
@@ -23,14 +26,50 @@ pub(super) struct Signature<'a> {
     pub(super) theme: Theme,
 }
 
-/// The pane at a width: what the layer takes in, wrapped as drawn.
-pub(super) fn build(signature: &Signature, width: u16) -> TextPane<'static> {
-    let block = super::pane(" What the layer takes in ", false, signature.theme);
-    let lines = lines(signature, width.saturating_sub(2));
-    TextPane::new(block, lines, Some(Wrap { trim: false }), width)
+/// The pane at a width: what the layer takes in, wrapped as drawn, and a shorter form of it
+/// for fewer rows.
+pub(super) struct SignaturePane {
+    full: TextPane<'static>,
+    /// The same with the signature beside the positions, so every row still fits.
+    compact: TextPane<'static>,
 }
 
-fn lines(signature: &Signature, width: u16) -> Vec<Line<'static>> {
+/// The pane at a width: what the layer takes in, wrapped as drawn.
+pub(super) fn build(signature: &Signature, width: u16) -> SignaturePane {
+    let pane = |compact: bool| {
+        let block = super::pane(" What the layer takes in ", false, signature.theme);
+        let lines = lines(signature, width.saturating_sub(2), compact);
+        TextPane::new(block, lines, Some(Wrap { trim: false }), width)
+    };
+    SignaturePane {
+        full: pane(false),
+        compact: pane(true),
+    }
+}
+
+impl Pane for SignaturePane {
+    fn height(&self) -> usize {
+        self.full.height()
+    }
+
+    /// The lesson's sentence points at every row that comes out: the pane keeps them all
+    /// before the layout takes rows from it.
+    fn least_height(&self) -> usize {
+        self.compact.height()
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
+        if usize::from(area.height) >= self.full.height() {
+            self.full.render(area, buf, hits);
+        } else {
+            self.compact.render(area, buf, hits);
+        }
+    }
+}
+
+/// The pane's lines at a width; `compact` puts the short signature at the end of the
+/// positions' line when it fits there, a line fewer.
+fn lines(signature: &Signature, width: u16, compact: bool) -> Vec<Line<'static>> {
     let Signature {
         lookups,
         shape: (rows, dims),
@@ -70,6 +109,15 @@ fn lines(signature: &Signature, width: u16) -> Vec<Line<'static>> {
     // does not fit beside them (never a lone `]`), and the signature shares a line with the
     // arrow to the rows.
     let narrow = ids_line.width().max(signature.len()) > usize::from(width);
+    let short_signature = Span::styled("  forward(input): ids only", theme.muted());
+    if compact && !narrow && positions_line.width() + short_signature.width() <= usize::from(width)
+    {
+        let mut positions_line = positions_line;
+        positions_line.spans.push(short_signature);
+        let mut lines = vec![ids_line, positions_line];
+        lines.extend(row_lines(lookups, width));
+        return lines;
+    }
     if !narrow {
         let mut lines = vec![
             ids_line,
@@ -164,6 +212,7 @@ mod tests {
     use crate::core::tables::positional::PositionScheme;
     use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
     use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::screen;
 
     fn text(lines: &[Line]) -> Vec<String> {
         lines.iter().map(ToString::to_string).collect()
@@ -179,7 +228,7 @@ mod tests {
             shape: (model.rows(), model.dims()),
             theme: Theme::new(false),
         };
-        let wide = text(&lines(&signature, 118));
+        let wide = text(&lines(&signature, 118, false));
         assert!(wide[0].starts_with("ids       "), "{wide:?}");
         assert!(
             wide[0].contains(&format!(
@@ -200,7 +249,7 @@ mod tests {
             .unwrap();
         assert!(the.contains(&format_value(lookups[0].token_vector.as_ref().unwrap()[0])));
         // Narrow, beside the matrix at 80 columns: the short signature leads to the rows.
-        let narrow = text(&lines(&signature, 38));
+        let narrow = text(&lines(&signature, 38, false));
         assert!(
             narrow.contains(&"forward(input): ids only ──▶ rows:".to_owned()),
             "{narrow:?}"
@@ -209,5 +258,47 @@ mod tests {
             narrow[1].trim_start().starts_with("[ Embedding("),
             "{narrow:?}"
         );
+    }
+
+    #[test]
+    fn a_short_pane_keeps_every_row_the_lesson_points_at() {
+        // The lesson's step 3 on GPT-2's tokens at 80×24 after a wrong answer: 6 rows inside.
+        let model = EmbeddingModel::gpt2(DEFAULT_SEED, 8);
+        let tokens = model.tokenize("the dog bites the dog").unwrap();
+        let lookups = model.embed(&tokens, PositionScheme::None);
+        let signature = Signature {
+            lookups: &lookups,
+            shape: (model.rows(), model.dims()),
+            theme: Theme::new(false),
+        };
+        let pane = build(&signature, 80);
+        assert_eq!((pane.height(), pane.least_height()), (9, 8));
+        let short = screen(&pane, 80, 8);
+        let text = short.join("\n");
+        for row in [
+            "the → row",
+            "␣dog ×2 → row",
+            "␣bites → row",
+            "␣the → row 262",
+        ] {
+            assert!(
+                short
+                    .iter()
+                    .any(|line| line.starts_with(&format!("│{row}"))),
+                "{row}:\n{text}"
+            );
+        }
+        assert!(
+            short[2]
+                .starts_with("│positions 0 1 2 3 4 ──╳ wired to nothing  forward(input): ids only"),
+            "{text}"
+        );
+        // With room, the whole signature has a line of its own.
+        let tall = screen(&pane, 80, 9).join("\n");
+        assert!(
+            tall.contains("│forward(self, input): its only argument is the ids"),
+            "{tall}"
+        );
+        assert!(tall.contains("│␣the → row 262"), "{tall}");
     }
 }
