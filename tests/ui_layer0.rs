@@ -12,6 +12,7 @@ use serde_json::json;
 
 mod common;
 
+use common::screen::pane;
 use common::{TempDir, added_token, bert_post_processor, draw, f32_tensor, write_safetensors};
 
 /// Hidden width of the test checkpoint.
@@ -209,8 +210,8 @@ fn the_attention_pane_shows_the_models_own_layer_0() {
         let text = screen(&app, width, height);
         assert!(text.contains("head 0"), "{text}");
         assert_snapshot!(
-            format!("own_layer0_no_positions_{width}x{height}"),
-            draw(&app, width, height).backend()
+            format!("own_layer0_no_positions_{width}x{height}_pane"),
+            pane(&draw(&app, width, height), "Attention")
         );
     }
     keys(&mut app, "p}");
@@ -271,8 +272,8 @@ fn braces_choose_the_head_and_the_overview_shows_every_head() {
         let text = screen(&app, width, height);
         assert!(text.contains("▶h3"), "{text}");
         assert_snapshot!(
-            format!("own_layer0_overview_{width}x{height}"),
-            draw(&app, width, height).backend()
+            format!("own_layer0_overview_{width}x{height}_pane"),
+            pane(&draw(&app, width, height), "Attention")
         );
     }
     // Esc goes back one level at a time and never quits.
@@ -428,7 +429,10 @@ fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
     assert!(text.contains("outputs, layer 0, all 4 heads"), "{text}");
     assert_eq!(text.matches("0 bit for bit").count(), 7, "{text}");
     assert!(text.contains("gives every word the same"), "{text}");
-    assert_snapshot!("compare_outputs_all_heads_80x24", terminal.backend());
+    assert_snapshot!(
+        "compare_outputs_all_heads_80x24_pane",
+        pane(&terminal, "Compare")
+    );
     // One head, its four numbers with two decimals; then the model's positions.
     keys(&mut app, "}");
     let text = screen(&app, 80, 24);

@@ -218,16 +218,26 @@ mod tests {
         lines.iter().map(ToString::to_string).collect()
     }
 
+    /// The lookups of `sentence` in `model`, without positions.
+    fn lookups(model: &EmbeddingModel, sentence: &str) -> Vec<TokenLookup> {
+        let tokens = model.tokenize(sentence).unwrap();
+        model.embed(&tokens, PositionScheme::None)
+    }
+
+    /// What the pane reads for `lookups` of `model`.
+    fn signature<'a>(model: &EmbeddingModel, lookups: &'a [TokenLookup]) -> Signature<'a> {
+        Signature {
+            lookups,
+            shape: (model.rows(), model.dims()),
+            theme: Theme::new(false),
+        }
+    }
+
     #[test]
     fn ids_go_in_and_a_repeated_words_one_row_comes_out() {
         let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
-        let tokens = model.tokenize("the fox saw the dog").unwrap();
-        let lookups = model.embed(&tokens, PositionScheme::None);
-        let signature = Signature {
-            lookups: &lookups,
-            shape: (model.rows(), model.dims()),
-            theme: Theme::new(false),
-        };
+        let lookups = lookups(&model, "the fox saw the dog");
+        let signature = signature(&model, &lookups);
         let wide = text(&lines(&signature, 118, false));
         assert!(wide[0].starts_with("ids       "), "{wide:?}");
         assert!(
@@ -264,13 +274,8 @@ mod tests {
     fn a_short_pane_keeps_every_row_the_lesson_points_at() {
         // The lesson's step 3 on GPT-2's tokens at 80×24 after a wrong answer: 6 rows inside.
         let model = EmbeddingModel::gpt2(DEFAULT_SEED, 8);
-        let tokens = model.tokenize("the dog bites the dog").unwrap();
-        let lookups = model.embed(&tokens, PositionScheme::None);
-        let signature = Signature {
-            lookups: &lookups,
-            shape: (model.rows(), model.dims()),
-            theme: Theme::new(false),
-        };
+        let lookups = lookups(&model, "the dog bites the dog");
+        let signature = signature(&model, &lookups);
         let pane = build(&signature, 80);
         assert_eq!((pane.height(), pane.least_height()), (9, 8));
         let short = screen(&pane, 80, 8);

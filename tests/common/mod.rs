@@ -162,6 +162,8 @@ pub fn bits(vector: &Value) -> Vec<u32> {
 // ---------------------------------------------------------------------------------------------
 // The screen
 
+pub mod screen;
+
 /// The explorer drawn once on a `TestBackend` of `width × height`.
 pub fn draw(
     app: &embedlens::app::App,
