@@ -1,20 +1,20 @@
 //! The explorer and a model's tokenizer: the first frame is drawn before the tokenizer is
-//! built (on a worker), the token strip says it is being read, and a tokenizer that cannot be
-//! rebuilt is said to be, with why, at every size.
+//! built (on a worker started once that frame is drawn), the token strip says it is being
+//! read, and a tokenizer that cannot be rebuilt is said to be, with why, at every size.
 
 mod common;
 
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{TempDir, draw};
+use common::{TempDir, draw, unknown_pre_tokenizer_gguf};
 use embedlens::action::Action;
 use embedlens::app::{App, Options};
-use embedlens::core::files::gguf::GgufWriter;
 use embedlens::core::files::{FileSource, OpenOptions, open};
 use embedlens::core::tables::table::Table;
 use embedlens::core::tables::weights::EmbeddingModel;
 use embedlens::core::text::tokenizer::{Encoder, HuggingFaceTokenizer, Names, TextTokenizer};
+use embedlens::hit_map::HitMap;
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
 
@@ -59,6 +59,9 @@ fn the_first_frame_does_not_wait_for_the_tokenizer() {
     assert!(app.reading_tokenizer() && app.waiting_for_tables());
     assert!(app.tokens().is_empty());
     assert_snapshot!(draw(&app, 80, 24).backend());
+    // The run loop says each frame is drawn; the worker starts after the first.
+    assert!(app.model().text_pending());
+    app.drawn(HitMap::default());
 
     go.send(()).expect("the worker waits");
     for _ in 0..1000 {
@@ -83,12 +86,7 @@ fn the_first_frame_does_not_wait_for_the_tokenizer() {
 /// A GGUF file whose tokenizer names a pre-tokenizer embedlens does not know.
 fn unknown_pre_tokenizer(folder: &TempDir, ids: bool) -> App {
     let path = folder.join("martian.gguf");
-    GgufWriter::new()
-        .text("general.architecture", "llama")
-        .text("tokenizer.ggml.model", "gpt2")
-        .text("tokenizer.ggml.pre", "martian-bpe")
-        .texts("tokenizer.ggml.tokens", &["a", "b", "ab"])
-        .texts("tokenizer.ggml.merges", &["a b"])
+    unknown_pre_tokenizer_gguf()
         .f32_table("token_embd.weight", 3, 4, &[0.5; 12])
         .write(&path)
         .expect("a written GGUF file");

@@ -123,8 +123,9 @@ pub struct Options {
     /// Runs of the model's own layer 0 with at least this many multiply-adds run on a worker
     /// thread.
     pub background_layer0_from: usize,
-    /// A model tokenizer of at least this many ids is built on a worker thread, so the first
-    /// frame does not wait for it; a smaller one is built at once.
+    /// A model tokenizer of at least this many ids is built on a worker thread started once
+    /// the first frame is drawn ([`App::drawn`]), so that frame neither waits for it nor
+    /// shares the processor with it; a smaller one is built at once.
     pub background_tokenizer_from: usize,
     /// Where `e` writes the screen.
     pub export_dir: PathBuf,
@@ -774,8 +775,10 @@ impl App {
     }
 
     /// Keeps where the frame just drawn put what the mouse can point at (`ui::draw` returns
-    /// it), for the next mouse event to read.
+    /// it), for the next mouse event to read; after the first frame, starts building a large
+    /// tokenizer on its worker, so that frame had the processor to itself.
     pub fn drawn(&mut self, hits: HitMap) {
         self.hits = hits;
+        self.sources.start_tokenizer_worker();
     }
 }

@@ -9,8 +9,8 @@ use crate::core::tables::weights::EmbeddingModel;
 use crate::core::text::tokenizer::TextTokenizer;
 use crate::core::text::vocabulary::VocabKind;
 
-/// A model tokenizer of at least this many ids is built on a worker: a 150,000-token one takes
-/// a noticeable moment, a tiny one nothing.
+/// A model tokenizer of at least this many ids is built on a worker, started once the first
+/// frame is drawn: a 150,000-token one takes a noticeable moment, a tiny one nothing.
 pub const BACKGROUND_TOKENIZER_FROM: usize = 20_000;
 
 /// A model the explorer can switch to.
@@ -42,12 +42,14 @@ pub struct Sources {
     revision: u64,
     seed: u64,
     gpt2_dims: usize,
+    /// A loaded model whose tokenizer waits for [`Self::start_tokenizer_worker`].
+    tokenizer_worker: Option<Arc<EmbeddingModel>>,
 }
 
 impl Sources {
     /// A loaded model first (if any), then the built-in vocabularies starting from `first`; a
-    /// loaded model's tokenizer of at least `background_tokenizer_from` ids is built on a
-    /// worker.
+    /// loaded model's tokenizer of at least `background_tokenizer_from` ids is left for a
+    /// worker that [`Self::start_tokenizer_worker`] starts, a smaller one built now.
     #[must_use]
     pub fn new(
         loaded: Option<EmbeddingModel>,
@@ -58,16 +60,19 @@ impl Sources {
         background_tokenizer_from: usize,
     ) -> Self {
         let mut list: Vec<Source> = Vec::new();
+        let mut tokenizer_worker = None;
         if let Some(model) = loaded {
-            // The first frame does not wait for a large tokenizer: it is built on a worker.
+            let model = Arc::new(model);
+            // The first frame does not wait for a large tokenizer, nor shares the processor
+            // with its build: it is built on a worker started once that frame is drawn.
             let ids = model.tokenizer().map_or(0, TextTokenizer::vocab_size);
             if ids >= background_tokenizer_from {
-                model.prepare_tokenizer_in_background();
+                tokenizer_worker = Some(Arc::clone(&model));
             } else {
                 // A failure is kept with the tokenizer, and said above the tokens.
                 let _ = model.reads_text();
             }
-            list.push(Source::Loaded(Arc::new(model)));
+            list.push(Source::Loaded(model));
         }
         let start = VocabKind::ALL
             .iter()
@@ -92,6 +97,15 @@ impl Sources {
             revision: 0,
             seed,
             gpt2_dims,
+            tokenizer_worker,
+        }
+    }
+
+    /// Starts building the loaded model's large tokenizer on a worker, the first time it is
+    /// called (after the first frame is drawn); later calls do nothing.
+    pub fn start_tokenizer_worker(&mut self) {
+        if let Some(model) = self.tokenizer_worker.take() {
+            model.prepare_tokenizer_in_background();
         }
     }
 

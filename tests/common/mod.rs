@@ -101,6 +101,20 @@ pub fn word_level_tokenizer(words: &[&str]) -> Value {
 }
 
 // ---------------------------------------------------------------------------------------------
+// GGUF files
+
+/// The metadata of a GGUF file whose byte-level tokenizer (three tokens, one merge) names a
+/// pre-tokenizer embedlens does not know, `martian-bpe`, so it cannot be rebuilt; add a table.
+pub fn unknown_pre_tokenizer_gguf() -> embedlens::core::files::gguf::GgufWriter {
+    embedlens::core::files::gguf::GgufWriter::new()
+        .text("general.architecture", "llama")
+        .text("tokenizer.ggml.model", "gpt2")
+        .text("tokenizer.ggml.pre", "martian-bpe")
+        .texts("tokenizer.ggml.tokens", &["a", "b", "ab"])
+        .texts("tokenizer.ggml.merges", &["a b"])
+}
+
+// ---------------------------------------------------------------------------------------------
 // The binary and its JSON
 
 /// Runs the binary with `args`, stdin closed so it never waits for a terminal.
