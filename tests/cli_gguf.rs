@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::TempDir;
+use common::{TempDir, unknown_pre_tokenizer_gguf};
 use embedlens::core::files::gguf::{GgmlType, GgufWriter};
 use serde_json::Value;
 
@@ -50,6 +50,13 @@ fn stderr_of_failure(args: &[&str], ollama_models: Option<&Path>) -> String {
 
 fn arg(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 temp path")
+}
+
+/// The id and row of each token `lookup --format json` reads `text` into with the file's own
+/// tokenizer.
+fn lookup_rows(path: &Path, text: &str) -> Vec<(u64, Vec<f64>)> {
+    let args = ["lookup", "--model", arg(path), "--format", "json", text];
+    ids_and_rows(&stdout_of(&args, None))
 }
 
 fn ids_and_rows(json: &str) -> Vec<(u64, Vec<f64>)> {
@@ -97,18 +104,7 @@ fn inspect_shows_metadata_every_tensor_and_what_was_detected() {
 fn lookup_reads_text_with_the_files_own_tokenizer() {
     let folder = TempDir::new("lookup");
     let path = smollm_alone(&folder);
-    let json = stdout_of(
-        &[
-            "lookup",
-            "--model",
-            arg(&path),
-            "--format",
-            "json",
-            " fox fox",
-        ],
-        None,
-    );
-    let rows = ids_and_rows(&json);
+    let rows = lookup_rows(&path, " fox fox");
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0], rows[1], "the same id returns the same row");
     let (id, row) = &rows[0];
@@ -121,6 +117,31 @@ fn lookup_reads_text_with_the_files_own_tokenizer() {
         "{table}"
     );
     assert!(table.contains("␣fox"), "{table}");
+}
+
+#[test]
+fn a_gguf_that_carries_its_tokenizer_json_reads_text_with_it() {
+    let folder = TempDir::new("carried");
+    // Its tokenizer.ggml.* names a pre-tokenizer embedlens does not know: only the JSON reads.
+    let json = r#"{"model": {"type": "WordLevel", "unk_token": "[UNK]",
+        "vocab": {"hello": 0, "world": 1, "[UNK]": 2}}, "pre_tokenizer": {"type": "Whitespace"}}"#;
+    let path = folder.join("carried.gguf");
+    unknown_pre_tokenizer_gguf()
+        .text("tokenizer.huggingface.json", json)
+        .f32_table("token_embd.weight", 3, 2, &[0.0, 0.5, 1.0, 1.5, 2.0, 2.5])
+        .write(&path)
+        .expect("a written file");
+    let listed = stdout_of(&["inspect", arg(&path)], None);
+    assert!(
+        listed.contains(
+            "tokenizer: the model's own tokenizer.json, carried whole in the file \
+             (tokenizer.huggingface.json, 3 ids), used rather than one rebuilt from \
+             tokenizer.ggml.*"
+        ),
+        "{listed}"
+    );
+    let rows = lookup_rows(&path, "world hello");
+    assert_eq!(rows, [(1, vec![1.0, 1.5]), (0, vec![0.0, 0.5])]);
 }
 
 #[test]
@@ -160,14 +181,7 @@ fn a_quantized_table_is_read_by_id() {
 #[test]
 fn text_on_a_tokenizer_that_cannot_be_rebuilt_is_refused_naming_why() {
     let folder = TempDir::new("unknown-pre");
-    let tokens = ["a", "b", "ab"];
-    let writer = GgufWriter::new()
-        .text("general.architecture", "llama")
-        .text("tokenizer.ggml.model", "gpt2")
-        .text("tokenizer.ggml.pre", "martian-bpe")
-        .texts("tokenizer.ggml.tokens", &tokens)
-        .texts("tokenizer.ggml.merges", &["a b"])
-        .f32_table("token_embd.weight", 3, 4, &[0.5; 12]);
+    let writer = unknown_pre_tokenizer_gguf().f32_table("token_embd.weight", 3, 4, &[0.5; 12]);
     let path = folder.join("martian.gguf");
     writer.write(&path).expect("a written file");
     let why = "the file's tokenizer could not be rebuilt: its pre-tokenizer \"martian-bpe\" \

@@ -21,8 +21,8 @@ pub use file::{GgufFile, GgufTensor, MAX_ARRAY_VALUES, is_gguf};
 pub use ggml_type::GgmlType;
 pub use value::{ItemType, Items, MetadataValue, PackedArray};
 pub use vocab::{
-    MetadataTokenizer, TokenizerPlan, lazy_tokenizer, metadata_encoder, metadata_tokenizer,
-    tokenizer_plan,
+    HUGGING_FACE_JSON, MetadataTokenizer, TokenizerPlan, embedded_json, embedded_tokenizer,
+    lazy_tokenizer, metadata_encoder, metadata_tokenizer, tokenizer_plan,
 };
 pub use writer::GgufWriter;
 

@@ -9,7 +9,9 @@ use anyhow::{Result, anyhow, bail};
 use ndarray::Array1;
 
 use super::detect::{GgufBert, GgufDetected, detect_gguf};
-use super::{GgufFile, lazy_tokenizer, tokenizer_plan};
+use super::{
+    GgufFile, HUGGING_FACE_JSON, embedded_json, embedded_tokenizer, lazy_tokenizer, tokenizer_plan,
+};
 use crate::core::files::OpenOptions;
 use crate::core::files::build::{LoadedTokenizer, check_ids_fit, check_tokenizer_fits};
 use crate::core::files::inspect::{Inspection, TensorSummary};
@@ -17,7 +19,7 @@ use crate::core::files::locate::MAPPED;
 use crate::core::tables::block::{EmbeddingBlock, LayerNorm, ModelFamily, Precision};
 use crate::core::tables::table::Table;
 use crate::core::tables::weights::{EmbeddingModel, Provenance, TOKENIZER_HINT};
-use crate::core::text::tokenizer::TextTokenizer;
+use crate::core::text::tokenizer::{Names, TextTokenizer};
 
 /// Opens a GGUF file as a model named `label`; `found` says where it was found, when it was
 /// not named by its path (an Ollama model).
@@ -152,11 +154,12 @@ fn read_tables(
     Ok((token, position, block, sentences))
 }
 
-/// A `tokenizer.json` named on the command line or beside the file wins; otherwise the one the
-/// metadata describes. Either way only the names of its ids are read now: what reads text is
-/// built when text is first read. When the metadata describes a tokenizer embedlens cannot
-/// rebuild, the model still opens, by id. `file` is `None` where no tokenizer is wanted, only
-/// what it would be (`inspect`, which reads no text).
+/// A `tokenizer.json` named on the command line or beside the file wins; then the one the file
+/// carries whole (`tokenizer.huggingface.json`: the tokenizer the model was trained with);
+/// otherwise the one the `tokenizer.ggml.*` metadata describes. Either way only the names of its
+/// ids are read now: what reads text is built when text is first read. When the metadata
+/// describes a tokenizer embedlens cannot rebuild, the model still opens, by id. `shared` is
+/// `None` where no tokenizer is wanted, only what it would be (`inspect`, which reads no text).
 fn load_tokenizer(
     file: &GgufFile,
     shared: Option<&Arc<GgufFile>>,
@@ -179,23 +182,59 @@ fn load_tokenizer(
             missing: None,
         });
     }
+    // A tokenizer.json the file carries but embedlens cannot read is said, and the metadata's
+    // own tokenizer rebuilt instead.
+    let unread = match embedded_json(file)
+        .map(|json| json.and_then(|json| Names::from_json(json.as_bytes())))
+    {
+        Some(Ok(names)) => {
+            let highest = names.len().checked_sub(1);
+            return Ok(LoadedTokenizer {
+                sentence: format!(
+                    "tokenizer: the model's own tokenizer.json, carried whole in the file \
+                     ({HUGGING_FACE_JSON}, {} ids), used rather than one rebuilt from \
+                     tokenizer.ggml.*",
+                    names.len()
+                ),
+                warning: check_ids_fit(highest, file.path(), token.rows(), token_name),
+                tokenizer: shared.map(|shared| embedded_tokenizer(shared, names, label)),
+                missing: None,
+            });
+        }
+        Some(Err(error)) => Some(format!(
+            "the file's {HUGGING_FACE_JSON} could not be read ({error:#})"
+        )),
+        None => None,
+    };
     Ok(match tokenizer_plan(file) {
-        Ok(plan) => LoadedTokenizer {
-            sentence: format!(
-                "tokenizer: {}, rebuilt from the file's metadata",
-                plan.summary
-            ),
-            warning: check_ids_fit(
+        Ok(plan) => {
+            let fits = check_ids_fit(
                 plan.tokens.checked_sub(1),
                 file.path(),
                 token.rows(),
                 token_name,
-            ),
-            tokenizer: shared.map(|shared| lazy_tokenizer(shared, &plan, label)),
-            missing: None,
-        },
+            );
+            LoadedTokenizer {
+                sentence: format!(
+                    "tokenizer: {}, rebuilt from the file's metadata",
+                    plan.summary
+                ),
+                warning: unread
+                    .map(|unread| {
+                        format!(
+                            "{unread}, so the tokenizer is rebuilt from tokenizer.ggml.* instead"
+                        )
+                    })
+                    .into_iter()
+                    .chain(fits)
+                    .reduce(|unread, fits| format!("{unread}; {fits}")),
+                tokenizer: shared.map(|shared| lazy_tokenizer(shared, &plan, label)),
+                missing: None,
+            }
+        }
         Err(error) => {
-            let why = format!("the file's tokenizer could not be rebuilt: {error:#}");
+            let unread = unread.map_or_else(String::new, |unread| format!("{unread}, and "));
+            let why = format!("{unread}the file's tokenizer could not be rebuilt: {error:#}");
             LoadedTokenizer {
                 tokenizer: None,
                 sentence: "no tokenizer: rows are addressed by id".to_owned(),

@@ -88,6 +88,118 @@ fn a_tokenizer_json_beside_the_file_wins() {
     );
 }
 
+/// A word-level `tokenizer.json` of three words, as a GGUF file may carry it whole.
+const WORDS_JSON: &str = r#"{"model": {"type": "WordLevel", "unk_token": "[UNK]",
+    "vocab": {"hello": 0, "world": 1, "[UNK]": 2}}, "pre_tokenizer": {"type": "Whitespace"}}"#;
+
+/// A GGUF file of three rows whose `tokenizer.ggml.*` metadata names the pre-tokenizer `pre`
+/// (`martian-bpe`: one embedlens cannot rebuild), carrying `json` (when given) as its
+/// `tokenizer.huggingface.json`.
+fn with_embedded_json(folder: &TempDir, pre: &str, json: Option<&str>) -> PathBuf {
+    let mut writer = GgufWriter::new()
+        .text("general.architecture", "llama")
+        .text("tokenizer.ggml.model", "gpt2")
+        .text("tokenizer.ggml.pre", pre)
+        .texts("tokenizer.ggml.tokens", &["a", "b", "ab"])
+        .texts("tokenizer.ggml.merges", &["a b"])
+        .f32_table("token_embd.weight", 3, 2, &values(6));
+    if let Some(json) = json {
+        writer = writer.text("tokenizer.huggingface.json", json);
+    }
+    write_gguf(folder, "carried.gguf", &writer)
+}
+
+#[test]
+fn the_tokenizer_json_a_gguf_carries_is_its_tokenizer() {
+    let folder = TempDir::new("carried");
+    let path = with_embedded_json(&folder, "martian-bpe", Some(WORDS_JSON));
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    let ids: Vec<_> = model
+        .tokenize("world hello")
+        .unwrap()
+        .iter()
+        .map(|token| token.id)
+        .collect();
+    assert_eq!(ids, [Some(1), Some(0)]);
+    assert_eq!(model.token_text(1).as_deref(), Some("world"));
+    let said = "tokenizer: the model's own tokenizer.json, carried whole in the file \
+                (tokenizer.huggingface.json, 3 ids), used rather than one rebuilt from \
+                tokenizer.ggml.*";
+    assert!(
+        model.detection().contains(&said.to_owned()),
+        "{:?}",
+        model.detection()
+    );
+    assert!(model.warnings().is_empty(), "{:?}", model.warnings());
+    let listed = inspect(&FileSource::path(&path)).unwrap();
+    assert!(
+        listed.detection.contains(&said.to_owned()),
+        "{:?}",
+        listed.detection
+    );
+
+    // A tokenizer.json beside the file still wins over the one it carries.
+    std::fs::write(
+        folder.join("tokenizer.json"),
+        WORDS_JSON.replace("world", "earth"),
+    )
+    .unwrap();
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    assert_eq!(model.token_text(1).as_deref(), Some("earth"));
+}
+
+#[test]
+fn a_carried_tokenizer_json_that_cannot_be_read_is_said_and_the_metadata_used() {
+    let folder = TempDir::new("carried-bad");
+    let path = with_embedded_json(&folder, "smollm", Some("not JSON"));
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    assert!(
+        model.warnings().contains(
+            &"the file's tokenizer.huggingface.json could not be read (not valid JSON: expected \
+              ident at line 1 column 2), so the tokenizer is rebuilt from tokenizer.ggml.* \
+              instead"
+                .to_owned()
+        ),
+        "{:?}",
+        model.warnings()
+    );
+    assert!(
+        model
+            .detection()
+            .join("\n")
+            .contains("rebuilt from the file's metadata"),
+        "{:?}",
+        model.detection()
+    );
+    let path = with_embedded_json(&folder, "martian-bpe", Some("not JSON"));
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    // Nor can the metadata's own tokenizer be rebuilt here: both reasons are given.
+    let refusal = format!("{:#}", model.tokenize("hello").unwrap_err());
+    assert!(
+        refusal.contains(
+            "the file's tokenizer.huggingface.json could not be read (not valid JSON: expected \
+             ident at line 1 column 2), and the file's tokenizer could not be rebuilt: its \
+             pre-tokenizer \"martian-bpe\""
+        ),
+        "{refusal}"
+    );
+    // Without the key, only the metadata's reason.
+    let path = with_embedded_json(&folder, "martian-bpe", None);
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    let refusal = format!("{:#}", model.tokenize("hello").unwrap_err());
+    assert!(!refusal.contains("huggingface"), "{refusal}");
+}
+
 #[test]
 fn a_gpt2_gguf_adds_its_learned_position_table() {
     let folder = TempDir::new("gpt2");

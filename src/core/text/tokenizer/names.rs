@@ -63,6 +63,15 @@ impl Names {
         }
     }
 
+    /// The names of a `tokenizer.json`'s ids, read without building the tokenizer (see
+    /// [`JsonVocab::read`]).
+    ///
+    /// # Errors
+    /// As [`JsonVocab::read`].
+    pub fn from_json(json: &[u8]) -> Result<Self> {
+        JsonVocab::read(json).map(JsonVocab::into_names)
+    }
+
     /// Names already worked out, in id order (empty for an id no token uses); the whole
     /// vocabulary is indexed for search only when first searched, as for any other names.
     #[must_use]

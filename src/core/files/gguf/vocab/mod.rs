@@ -45,6 +45,10 @@ use crate::core::text::tokenizer::{
     visible,
 };
 
+/// The metadata key under which a GGUF file may carry its model's whole `tokenizer.json` (the
+/// GGUF specification's "for executors that support HF tokenizers directly").
+pub const HUGGING_FACE_JSON: &str = "tokenizer.huggingface.json";
+
 /// Token types as llama.cpp numbers them.
 const UNKNOWN: i64 = 2;
 const CONTROL: i64 = 3;
@@ -214,6 +218,40 @@ pub fn lazy_tokenizer(file: &Arc<GgufFile>, plan: &TokenizerPlan, name: &str) ->
     TextTokenizer::HuggingFace(HuggingFaceTokenizer::from_parts(name, names, move || {
         metadata_encoder(&built)
             .map_err(|error| anyhow!("the file's tokenizer could not be rebuilt: {error:#}"))
+    }))
+}
+
+/// The whole `tokenizer.json` a GGUF file carries under [`HUGGING_FACE_JSON`], if it has the
+/// key.
+///
+/// # Errors
+/// When the key holds something other than a string.
+#[must_use]
+pub fn embedded_json(file: &GgufFile) -> Option<Result<&str>> {
+    file.get(HUGGING_FACE_JSON).map(|value| {
+        value
+            .as_str()
+            .ok_or_else(|| anyhow!("it is a {}, not a string", value.type_name()))
+    })
+}
+
+/// The tokenizer of the `tokenizer.json` a GGUF file carries ([`embedded_json`]): its names
+/// given, its reader of text built from the JSON when text is first read.
+#[must_use]
+pub fn embedded_tokenizer(file: &Arc<GgufFile>, names: Names, name: &str) -> TextTokenizer {
+    let built = Arc::clone(file);
+    TextTokenizer::HuggingFace(HuggingFaceTokenizer::from_parts(name, names, move || {
+        let json = match embedded_json(&built) {
+            Some(Ok(json)) => json,
+            Some(Err(error)) => return Err(error),
+            None => bail!("the file has no {HUGGING_FACE_JSON}"),
+        };
+        Encoder::from_json(json.as_bytes()).map_err(|error| {
+            anyhow!(
+                "the file's {HUGGING_FACE_JSON} is not a tokenizer.json the tokenizers library \
+                 can read: {error:#}"
+            )
+        })
     }))
 }
 
