@@ -3,7 +3,7 @@
 # test tests/llama_vocab.rs, from the source distribution of llama-cpp-python on PyPI, pinned by
 # version and sha256. The vocabularies are 75 MB (22 MB compressed), too large to keep in git;
 # their test strings and expected ids (.inp/.out, a few kB each) are kept in
-# tests/fixtures/llama-vocab/. The files land in tests/fixtures/llama-vocab/gguf/ (ignored by git).
+# tests/fixtures/llama-vocab/, and checked here to be the package's own, every one of them. The files land in tests/fixtures/llama-vocab/gguf/ (ignored by git).
 #
 # Needs python3 with pip and PyPI (pip prepares the package's metadata, fetching its build tools
 # as wheels; nothing is installed). Usage: scripts/fetch_llama_vocab.sh
@@ -23,7 +23,19 @@ echo "$sha256  $archive" | sha256sum --check --quiet
 mkdir -p "$target"
 tar -xzf "$archive" -C "$work" --wildcards \
     "llama_cpp_python-$version/vendor/llama.cpp/models/ggml-vocab-*.gguf" \
+    "llama_cpp_python-$version/vendor/llama.cpp/models/ggml-vocab-*.gguf.inp" \
+    "llama_cpp_python-$version/vendor/llama.cpp/models/ggml-vocab-*.gguf.out" \
     "llama_cpp_python-$version/vendor/llama.cpp/LICENSE"
+# Every test string and expected id the package holds must be the fixture's, byte for byte.
+for file in "$work/llama_cpp_python-$version/vendor/llama.cpp/models/"ggml-vocab-*.gguf.{inp,out}; do
+    name=$(basename "$file")
+    name=${name#ggml-vocab-}
+    fixture="tests/fixtures/llama-vocab/${name/.gguf/}"
+    cmp --quiet "$file" "$fixture" || {
+        echo "$fixture differs from (or lacks) the package's $(basename "$file")" >&2
+        exit 1
+    }
+done
 for file in "$work/llama_cpp_python-$version/vendor/llama.cpp/models/"ggml-vocab-*.gguf; do
     name=$(basename "$file" .gguf)
     cp "$file" "$target/${name#ggml-vocab-}.gguf"

@@ -201,6 +201,30 @@ fn a_carried_tokenizer_json_that_cannot_be_read_is_said_and_the_metadata_used() 
 }
 
 #[test]
+fn inspect_and_text_give_the_same_reason_when_the_scores_are_missing() {
+    let folder = TempDir::new("no-scores");
+    let writer = GgufWriter::new()
+        .text("general.architecture", "llama")
+        .text("tokenizer.ggml.model", "llama")
+        .texts("tokenizer.ggml.tokens", &["a", "b", "ab"])
+        .f32_table("token_embd.weight", 3, 2, &values(6));
+    let path = write_gguf(&folder, "spm.gguf", &writer);
+    let why = "the file's tokenizer could not be rebuilt: a llama tokenizer needs \
+               tokenizer.ggml.scores, which the file lacks";
+    let listed = inspect(&FileSource::path(&path)).unwrap();
+    assert!(
+        listed.warnings.join("\n").contains(why),
+        "{:?}",
+        listed.warnings
+    );
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    let refusal = format!("{:#}", model.tokenize("a").unwrap_err());
+    assert!(refusal.contains(why), "{refusal}");
+}
+
+#[test]
 fn a_gpt2_gguf_adds_its_learned_position_table() {
     let folder = TempDir::new("gpt2");
     let writer = GgufWriter::new()

@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use anyhow::{Result, anyhow};
-use tokenizers::Tokenizer;
 use tokenizers::models::ModelWrapper;
+use tokenizers::models::unigram::Unigram;
+use tokenizers::{Model, Tokenizer};
 
 /// A built `tokenizers` tokenizer, with what reading text needs beside it.
 pub struct Encoder {
@@ -74,8 +75,37 @@ fn unknown_token(tokenizer: &Tokenizer) -> Option<String> {
         ModelWrapper::WordPiece(model) => Some(model.unk_token.clone()),
         ModelWrapper::WordLevel(model) => Some(model.unk_token.clone()),
         ModelWrapper::BPE(model) => model.unk_token.clone(),
-        ModelWrapper::Unigram(_) => None,
+        ModelWrapper::Unigram(model) => {
+            unigram_unknown_id(model).and_then(|id| model.id_to_token(id))
+        }
     }
+}
+
+/// The id of a unigram model's unknown piece, which the `tokenizers` crate keeps to itself but
+/// writes out before the pieces: only the head of its JSON is written, then writing stops.
+fn unigram_unknown_id(model: &Unigram) -> Option<u32> {
+    /// Keeps the first bytes written, then refuses the rest (the pieces, which may be many).
+    struct Head(Vec<u8>);
+    impl std::io::Write for Head {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.0.len() >= 256 {
+                return Err(std::io::Error::other("the head is written"));
+            }
+            self.0.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut head = Head(Vec::new());
+    // Writing stops with an error once the head is kept: expected.
+    let _ = serde_json::to_writer(&mut head, model);
+    let head = String::from_utf8_lossy(&head.0);
+    let (_, after) = head.split_once("\"unk_id\":")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// How an [`Encoder`] is made, once.

@@ -132,6 +132,20 @@ pub fn tokenizer_plan(file: &GgufFile) -> Result<TokenizerPlan> {
             anyhow!("a {model} tokenizer needs tokenizer.ggml.merges, which the file lacks")
         })
     };
+    // What can be told from the arrays' lengths alone is told now, so that inspect gives the
+    // reason a build would (the build checks their items too).
+    if array_len(file, "tokenizer.ggml.token_type")?.is_some_and(|types| types != tokens) {
+        bail!("tokenizer.ggml.token_type is not one integer per token");
+    }
+    if matches!(kind, Kind::SentencePiece | Kind::Unigram) {
+        match array_len(file, "tokenizer.ggml.scores")? {
+            None => bail!("a {model} tokenizer needs tokenizer.ggml.scores, which the file lacks"),
+            Some(scores) if scores != tokens => {
+                bail!("tokenizer.ggml.scores is not one f32 per token")
+            }
+            Some(_) => {}
+        }
+    }
     let summary = match kind {
         Kind::ByteLevel => format!(
             "byte-level BPE (tokenizer.ggml.model gpt2, pre-tokenizer {}), {tokens} tokens, {} \

@@ -173,7 +173,11 @@ fn a_special_token_or_piece_past_the_bound_is_refused_by_id_and_length() {
             .text("tokenizer.ggml.model", model)
             .texts("tokenizer.ggml.tokens", &["a", "b", long.as_str()])
             .texts("tokenizer.ggml.merges", &["a b"])
-            .metadata("tokenizer.ggml.token_type", MetadataValue::Array(types));
+            .metadata("tokenizer.ggml.token_type", MetadataValue::Array(types))
+            .metadata(
+                "tokenizer.ggml.scores",
+                MetadataValue::Array(vec![MetadataValue::F32(0.0); 3]),
+            );
         let file =
             GgufFile::from_bytes(std::sync::Arc::new(writer.to_bytes()), Path::new("m.gguf"))
                 .unwrap();
@@ -318,6 +322,14 @@ fn the_ends_are_added_as_llama_cpp_adds_them_per_family() {
         bert(w).number("tokenizer.ggml.unknown_token_id", 0)
     });
     assert_eq!(ends(&bert), (Some(3), Some(4)));
+    // llama.cpp's WordPiece reader adds both whatever the file says.
+    let bert = tiny("bert", |w| {
+        w.number("tokenizer.ggml.seperator_token_id", 4)
+            .number("tokenizer.ggml.unknown_token_id", 0)
+            .metadata("tokenizer.ggml.add_bos_token", MetadataValue::Bool(false))
+            .metadata("tokenizer.ggml.add_eos_token", MetadataValue::Bool(false))
+    });
+    assert_eq!(ends(&bert), (Some(3), Some(4)));
     // Without the special tokens, none.
     assert_eq!(ids(&tiny("gpt2", pre("llama-bpe")), "ab", false), [2]);
 }
@@ -408,8 +420,11 @@ fn a_t5_unigram_vocabulary_reads_the_likeliest_pieces_with_spaces_as_llama_cpp_t
     assert_eq!(ids(&tokenizer, "ab", true), [4, 1]);
     // Runs of spaces merge and the ends are trimmed: ▁a ▁ b.
     assert_eq!(ids(&tokenizer, "  a   b ", false), [3, 6, 5]);
-    // A character no piece covers is the unknown token.
+    // A character no piece covers is the unknown token, shown as typed and marked unknown.
     assert_eq!(ids(&tokenizer, "ac", false), [3, 2]);
+    let tokens = tokenizer.tokenize("ac", false).unwrap();
+    assert!(!tokens[0].unknown && tokens[1].unknown, "{tokens:?}");
+    assert_eq!(tokens[1].text, "c");
     assert_eq!(ids(&tokenizer, "   ", false), Vec::<usize>::new());
     let built = metadata_encoder(&file).unwrap();
     let direct = TextTokenizer::HuggingFace(

@@ -10,7 +10,7 @@
 use anyhow::{Result, anyhow};
 use serde_json::{Value, json};
 
-use super::{CONTROL, EndDefaults, Ends, GgufFile, Vocab, flag, vocab_json};
+use super::{CONTROL, GgufFile, Vocab, flag, vocab_json};
 
 /// What llama.cpp's converter puts before a word-start piece.
 const WORD_START: char = '▁';
@@ -48,25 +48,16 @@ pub(super) fn build(file: &GgufFile, vocab: &Vocab) -> Result<Value> {
         .ok_or_else(|| anyhow!("a bert tokenizer needs tokenizer.ggml.unknown_token_id"))?;
     let lowercase = flag(file, "tokenizer.ggml.normalizer.lowercase", true);
     let strip_accents = flag(file, "tokenizer.ggml.normalizer.strip_accents", lowercase);
-    // llama.cpp always puts the beginning token (its [CLS]) first and the separator last.
-    let ends = Ends::read(
-        file,
-        vocab,
-        EndDefaults {
-            bos_id: Some(101),
-            eos_id: None,
-            adds_bos: true,
-            adds_eos: false,
-        },
-    )?;
-    let sep = vocab
-        .special_id(file, "tokenizer.ggml.seperator_token_id")?
-        .or(Some(102).filter(|&id| id < spelling.len()))
-        .ok_or_else(|| anyhow!("a bert tokenizer needs tokenizer.ggml.seperator_token_id"))?;
-    let cls = ends
-        .bos
-        .map(|(id, _)| id)
-        .ok_or_else(|| anyhow!("a bert tokenizer needs tokenizer.ggml.bos_token_id"))?;
+    // llama.cpp always puts the beginning token (its [CLS]) first and the separator last,
+    // whatever tokenizer.ggml.add_bos_token, add_eos_token or add_sep_token say.
+    let special = |key: &str, default: usize| -> Result<usize> {
+        vocab
+            .special_id(file, key)?
+            .or(Some(default).filter(|&id| id < spelling.len()))
+            .ok_or_else(|| anyhow!("a bert tokenizer needs {key}"))
+    };
+    let cls = special("tokenizer.ggml.bos_token_id", 101)?;
+    let sep = special("tokenizer.ggml.seperator_token_id", 102)?;
     let named = |id: usize| spelling[id].as_str();
     let post_processor = json!({
         "type": "TemplateProcessing",
