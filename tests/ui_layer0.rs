@@ -7,12 +7,12 @@ use embedlens::app::{App, Options};
 use embedlens::core::files::{FileSource, OpenOptions, Opened, open};
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use serde_json::json;
 
 mod common;
 
-use common::screen::pane;
+use common::screen::{pane, press, type_text};
 use common::{TempDir, added_token, bert_post_processor, draw, f32_tensor, write_safetensors};
 
 /// Hidden width of the test checkpoint.
@@ -154,18 +154,6 @@ fn wait_for_layer0(app: &mut App) {
     }
 }
 
-fn press(app: &mut App, codes: &[KeyCode]) {
-    for &code in codes {
-        app.handle_event(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    }
-}
-
-fn keys(app: &mut App, text: &str) {
-    for c in text.chars() {
-        press(app, &[KeyCode::Char(c)]);
-    }
-}
-
 /// The screen's words in reading order, each pane's wrapped lines joined: the right-hand
 /// pane of a row (after the seam `││`) is read on its own, then the spaces collapsed.
 fn screen(app: &App, width: u16, height: u16) -> String {
@@ -199,7 +187,7 @@ fn at_attention(name: &str) -> (TempDir, App) {
         usize::MAX,
     );
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "a");
+    type_text(&mut app, "a");
     (folder, app)
 }
 
@@ -214,7 +202,7 @@ fn the_attention_pane_shows_the_models_own_layer_0() {
             pane(&draw(&app, width, height), "Attention")
         );
     }
-    keys(&mut app, "p}");
+    type_text(&mut app, "p}");
     for (width, height) in [(80, 24), (120, 40)] {
         assert_snapshot!(
             format!("own_layer0_positions_head1_{width}x{height}"),
@@ -239,7 +227,7 @@ fn without_positions_the_reversal_is_identical_and_with_them_it_differs() {
         text.contains("'the' at 1 and 4: the same layer-0 output"),
         "{text}"
     );
-    keys(&mut app, "p");
+    type_text(&mut app, "p");
     let text = screen(&app, 200, 60);
     // The verdict from before the toggle is gone; the one after it says by how much.
     assert!(!text.contains("bit for bit"), "{text}");
@@ -249,7 +237,7 @@ fn without_positions_the_reversal_is_identical_and_with_them_it_differs() {
         "{text}"
     );
     // Another scheme in the lookups: layer 0 keeps the model's own, and says so.
-    keys(&mut app, "m");
+    type_text(&mut app, "m");
     let text = screen(&app, 200, 60);
     assert!(
         text.contains("Layer 0 takes the model's own positions (learned), not the"),
@@ -260,13 +248,13 @@ fn without_positions_the_reversal_is_identical_and_with_them_it_differs() {
 #[test]
 fn braces_choose_the_head_and_the_overview_shows_every_head() {
     let (_folder, mut app) = at_attention("heads");
-    keys(&mut app, "{");
+    type_text(&mut app, "{");
     assert_eq!(app.head(), 0);
     assert_eq!(app.status(), Some("head 0 is the first head"));
-    keys(&mut app, "}}}}}");
+    type_text(&mut app, "}}}}}");
     assert_eq!(app.head(), HEADS - 1);
     assert!(screen(&app, 120, 40).contains("head 3 of 4"));
-    keys(&mut app, "H");
+    type_text(&mut app, "H");
     assert!(app.head_overview());
     for (width, height) in [(80, 24), (120, 40)] {
         let text = screen(&app, width, height);
@@ -295,14 +283,14 @@ fn the_compare_mode_judges_on_the_models_own_layer() {
         usize::MAX,
     );
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "c");
+    type_text(&mut app, "c");
     let text = screen(&app, 200, 60);
     assert!(text.contains("the model's own layer 0"), "{text}");
     assert!(
         text.contains("Without its position table, the model's own layer 0 gives every word"),
         "{text}"
     );
-    keys(&mut app, "p");
+    type_text(&mut app, "p");
     let text = screen(&app, 200, 60);
     assert!(
         text.contains("With its position information, the outputs differ, by up to"),
@@ -316,12 +304,12 @@ fn a_large_layer_runs_on_a_worker_and_keys_never_wait_for_it() {
     // Everything counts as large: the layer runs on the worker thread.
     let mut app = explorer(&folder.path().join("tiny-bert"), "the dog bites the man", 0);
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "a");
+    type_text(&mut app, "a");
     wait_for_layer0(&mut app);
     let text = screen(&app, 200, 60);
     assert!(text.contains("bit for bit"), "{text}");
     // A toggle takes the old verdict off the screen at once, before the new one is ready.
-    keys(&mut app, "p");
+    type_text(&mut app, "p");
     let text = screen(&app, 200, 60);
     assert!(!text.contains("bit for bit"), "{text}");
     assert!(
@@ -335,14 +323,14 @@ fn closing_the_attention_pane_leaves_no_layer_0_computing() {
     let folder = write_bert("closed");
     let mut app = explorer(&folder.path().join("tiny-bert"), "the dog bites the man", 0);
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "a");
+    type_text(&mut app, "a");
     // Esc closes the pane while its run may still be on the worker: nothing waits for it, so a
     // headless screen (`embedlens screen`) that settles until nothing computes ends.
     press(&mut app, &[KeyCode::Esc]);
     assert!(!app.computing_layer0());
     assert!(app.layer0_view().is_none());
     // Opened again, the run starts anew and its answer arrives.
-    keys(&mut app, "a");
+    type_text(&mut app, "a");
     wait_for_layer0(&mut app);
     assert!(matches!(app.layer0_view(), Some(Ok(_))));
 }
@@ -354,7 +342,7 @@ fn the_built_in_tables_keep_the_seeded_head_and_say_so_for_braces() {
         ..Options::default()
     });
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "}");
+    type_text(&mut app, "}");
     assert!(
         app.status()
             .is_some_and(|status| status.contains("one seeded head")),
@@ -371,7 +359,7 @@ fn fixture_explorer(name: &str, ids: &str) -> App {
         .join(name);
     let mut app = explorer(&folder, ids, usize::MAX);
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "a");
+    type_text(&mut app, "a");
     app
 }
 
@@ -383,7 +371,7 @@ fn a_rope_model_shows_the_score_between_two_copies_by_distance() {
     assert!(text.contains("RoPE off"), "{text}");
     assert!(text.contains("at every distance"), "{text}");
     assert!(text.contains("the causal mask"), "{text}");
-    keys(&mut app, "p");
+    type_text(&mut app, "p");
     let text = screen(&app, 200, 60);
     assert!(text.contains("RoPE on"), "{text}");
     assert!(text.contains("changes with their distance — 0:"), "{text}");
@@ -407,7 +395,7 @@ fn an_empty_sentence_asks_for_one_rather_than_blaming_the_layer() {
     let mut app = explorer(&folder.path().join("tiny-bert"), "", usize::MAX);
     press(&mut app, &[KeyCode::Enter]);
     // Special tokens off: no tokens at all.
-    keys(&mut app, "Sa");
+    type_text(&mut app, "Sa");
     let text = screen(&app, 120, 40);
     assert!(text.contains("No tokens yet"), "{text}");
     assert!(!text.contains("cannot run"), "{text}");
@@ -422,7 +410,7 @@ fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
         usize::MAX,
     );
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "ca");
+    type_text(&mut app, "ca");
     // All heads side by side, as the verdict compares them: every word the same, bit for bit.
     let terminal = draw(&app, 80, 24);
     let text = terminal.backend().to_string();
@@ -434,7 +422,7 @@ fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
         pane(&terminal, "Compare")
     );
     // One head, its four numbers with two decimals; then the model's positions.
-    keys(&mut app, "}");
+    type_text(&mut app, "}");
     let text = screen(&app, 80, 24);
     assert!(text.contains("outputs, layer 0, head 0 of 4"), "{text}");
     assert!(text.contains("(2 decimals)"), "{text}");
@@ -442,12 +430,12 @@ fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
         text.contains("= dog 2 -0.81 -3.97 -4.57 1.44 4 -0.81 -3.97 -4.57 1.44 0"),
         "{text}"
     );
-    keys(&mut app, "p");
+    type_text(&mut app, "p");
     let text = screen(&app, 80, 24);
     assert!(text.contains("≠ dog 2"), "{text}");
     assert!(text.contains("outputs differ"), "{text}");
     // `{` goes back to all heads, and no further.
-    keys(&mut app, "{{");
+    type_text(&mut app, "{{");
     assert_eq!(
         app.compare_head(),
         embedlens::view_state::HeadChoice::AllHeads
@@ -464,13 +452,13 @@ fn the_rope_step_on_a_learned_position_model_says_what_its_panes_show() {
         usize::MAX,
     );
     press(&mut app, &[KeyCode::Enter]);
-    keys(&mut app, "L");
+    type_text(&mut app, "L");
     while app.lesson().is_some_and(|progress| progress.step < 5) {
         let answer = app.lesson().map_or(1, |progress| progress.content().answer);
-        keys(&mut app, &answer.to_string());
+        type_text(&mut app, &answer.to_string());
         press(&mut app, &[KeyCode::Enter]);
     }
-    keys(&mut app, "2");
+    type_text(&mut app, "2");
     let text = screen(&app, 80, 24);
     assert!(text.contains("Position inside attention"), "{text}");
     assert!(text.contains("✔ Right."), "{text}");

@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::screen::press;
 use embedlens::action::Action;
 use embedlens::app::{App, Focus, Options};
 use embedlens::core::text::vocabulary::VocabKind;
@@ -12,7 +13,7 @@ use embedlens::hit_map::HitMap;
 use embedlens::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+    Event, KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
 /// The two sizes every place is tried at.
@@ -25,12 +26,6 @@ fn app_with(sentence: &str, vocab: VocabKind) -> App {
         theme: Theme::new(false),
         ..Options::default()
     })
-}
-
-fn press(app: &mut App, codes: &[KeyCode]) {
-    for &code in codes {
-        app.handle_event(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    }
 }
 
 /// Draws the explorer at `size` (as a frame does, recording its clickable places) and returns

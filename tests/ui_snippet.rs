@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::screen::press;
 use common::{draw, run};
 
 use embedlens::action::Action;
@@ -10,13 +11,7 @@ use embedlens::app::snippet::Clipboard;
 use embedlens::app::{App, Options};
 use embedlens::theme::Theme;
 use insta::assert_snapshot;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-
-fn press(app: &mut App, codes: &[KeyCode]) {
-    for &code in codes {
-        app.handle_event(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    }
-}
+use ratatui::crossterm::event::KeyCode;
 
 /// The default sentence with learned positions and the attention pane open, then `y`.
 fn snippet_open(export_dir: &std::path::Path) -> App {

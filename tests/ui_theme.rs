@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use common::draw;
+use common::screen::press;
 use embedlens::app::{App, Options};
 use embedlens::print::parse_keys;
 use embedlens::theme::{Mode, Theme};
 use insta::assert_snapshot;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{Event, KeyCode};
 use ratatui::style::{Color, Modifier, Style};
 
 /// The screen as text, each row followed by a row of letters naming each cell's style, and a
@@ -73,12 +74,6 @@ fn modifier_names(modifier: Modifier) -> String {
         String::new()
     } else {
         format!(", {modifier:?}")
-    }
-}
-
-fn press(app: &mut App, codes: &[KeyCode]) {
-    for &code in codes {
-        app.handle_event(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     }
 }
 
