@@ -5,7 +5,8 @@
 //! the text, the model and the values it is made from, the switches it reads); when the key is
 //! unchanged it is not touched, and a closed pane's cells are cleared. Nothing outside this
 //! file computes lookups, comparisons or pane data, and no mutator asks for a refresh. A new
-//! pane adds a cell to [`Views`] and a function that derives it.
+//! pane adds a cell to [`Views`], a function that derives it and that function's call in
+//! [`Derived::derive_views`].
 
 use std::sync::Arc;
 

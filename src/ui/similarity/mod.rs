@@ -628,7 +628,7 @@ fn finding_lines(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::core::analysis::similarity::{cosine_matrix, nearest_rows};
     use crate::core::tables::weights::DEFAULT_SEED;
@@ -637,18 +637,19 @@ mod tests {
 
     /// "the dog bites the man" in the seed vocabulary, at the second 'the', with `scheme`'s
     /// positions added: its lookups, cosines and nearest rows, as the derive step makes them.
-    struct Sentence {
+    /// The nearest lists' tests use it too.
+    pub(super) struct Sentence {
         model: EmbeddingModel,
-        tokens: Vec<Token>,
+        pub(super) tokens: Vec<Token>,
         lookups: Vec<TokenLookup>,
         cosine: ndarray::Array2<f64>,
-        from_token: Vec<(usize, f64)>,
+        pub(super) from_token: Vec<(usize, f64)>,
         from_input: Vec<(usize, f64)>,
         scheme: PositionScheme,
     }
 
     impl Sentence {
-        fn new(scheme: PositionScheme) -> Self {
+        pub(super) fn new(scheme: PositionScheme) -> Self {
             let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
             let tokens = model.tokenize("the dog bites the man").unwrap();
             let lookups = model.embed(&tokens, scheme);
@@ -672,7 +673,7 @@ mod tests {
             }
         }
 
-        fn input(&self) -> Input<'_> {
+        pub(super) fn input(&self) -> Input<'_> {
             Input {
                 model: &self.model,
                 tokens: &self.tokens,

@@ -210,3 +210,139 @@ fn side_by_side(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::tables::positional::PositionScheme;
+    use crate::ui::similarity::tests::Sentence;
+
+    /// How many rows the fixture's lists hold.
+    const LISTED: usize = 5;
+
+    /// The lines as plain text.
+    fn text(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(ToString::to_string).collect()
+    }
+
+    /// The nearest lines for the fixture sentence under `scheme` at `width`, and them joined.
+    fn nearest_at(scheme: PositionScheme, width: usize) -> (Vec<String>, String) {
+        let lines = text(&nearest_lines(&Sentence::new(scheme).input(), width));
+        let all = lines.join("\n");
+        (lines, all)
+    }
+
+    /// The index of the first line holding `needle`.
+    fn line_with(lines: &[String], needle: &str) -> usize {
+        lines
+            .iter()
+            .position(|line| line.contains(needle))
+            .unwrap_or_else(|| panic!("no line holds {needle:?}:\n{}", lines.join("\n")))
+    }
+
+    #[test]
+    fn with_positions_the_two_lists_stand_side_by_side_and_mark_the_current_row() {
+        let (lines, all) = nearest_at(PositionScheme::Learned, 80);
+        assert!(
+            lines[0].starts_with("Nearest rows to 'the' (id 0) among all 6 rows, by cosine"),
+            "{all}"
+        );
+        let headings = line_with(&lines, TOKEN_HEADING);
+        assert!(lines[headings].contains(INPUT_HEADING), "{all}");
+        // Row 0 is the current token's own: first in the token vector's list, and marked.
+        assert!(
+            lines[headings + 1].starts_with(&format!("{CURRENT_MARKER} 0  the")),
+            "{all}"
+        );
+        assert!(lines[headings + 1].contains("1.0000"), "{all}");
+        assert_eq!(lines.len(), headings + 1 + LISTED, "{all}");
+    }
+
+    #[test]
+    fn a_narrow_pane_puts_the_input_vectors_list_under_the_token_vectors() {
+        let (lines, all) = nearest_at(PositionScheme::Learned, 30);
+        let token = line_with(&lines, TOKEN_HEADING);
+        let input = line_with(&lines, INPUT_HEADING);
+        assert_eq!(input, token + 1 + LISTED, "{all}");
+        assert!(lines.iter().all(|line| line.width() <= 30), "{all}");
+    }
+
+    #[test]
+    fn with_positions_off_one_list_stands_for_both() {
+        let (lines, all) = nearest_at(PositionScheme::None, 80);
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("  nearest to token + position: (positions off: the same list)"),
+            "{all}"
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.contains(TOKEN_HEADING)).count(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_token_without_a_row_or_a_row_of_length_zero_says_why_there_is_no_list() {
+        let mut sentence = Sentence::new(PositionScheme::Learned);
+        sentence.from_token.clear();
+        let lines = text(&nearest_lines(&sentence.input(), 80));
+        assert_eq!(
+            lines,
+            ["Row 0 has length zero: it points nowhere, so no row is nearest to it."]
+        );
+        sentence.tokens[3].id = None;
+        let lines = text(&nearest_lines(&sentence.input(), 80));
+        assert_eq!(
+            lines,
+            ["'the' has no row, so there is nothing to find the nearest rows of."]
+        );
+        assert_eq!(text(&nearest_compact(&sentence.input(), 80)), lines);
+    }
+
+    #[test]
+    fn before_the_scan_answers_the_lists_say_what_they_wait_for() {
+        let sentence = Sentence::new(PositionScheme::Learned);
+        let waiting = Input {
+            nearest: None,
+            ..sentence.input()
+        };
+        assert_eq!(
+            text(&nearest_lines(&waiting, 80)),
+            ["The nearest rows appear once the tables are ready."]
+        );
+        let scanning = Input {
+            scanning: true,
+            ..waiting
+        };
+        assert_eq!(
+            text(&nearest_compact(&scanning, 80)),
+            ["Nearest rows: computing… (reading all 6 rows; keys still work)"]
+        );
+    }
+
+    #[test]
+    fn the_compact_lists_put_the_one_positions_changed_first() {
+        let sentence = Sentence::new(PositionScheme::Learned);
+        let lines = text(&nearest_compact(&sentence.input(), 80));
+        let all = lines.join("\n");
+        assert_eq!(
+            lines[0],
+            "Nearest rows to 'the' (exact cosine; random table: noise):"
+        );
+        assert!(
+            line_with(&lines, "token + position: ")
+                < line_with(&lines, "token vector: 0 the 1.0000"),
+            "{all}"
+        );
+        let off = Sentence::new(PositionScheme::None);
+        let lines = text(&nearest_compact(&off.input(), 80));
+        assert!(
+            lines.iter().all(|line| !line.contains("token + position")),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("token vector: 0 the 1.0000"),
+            "{lines:?}"
+        );
+    }
+}
