@@ -6,6 +6,11 @@
 
 use crate::core::tables::simd::with_features;
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+use avx512::block_avx512;
+
 /// Numbers summed in float32 before being carried into f64.
 pub(super) const BLOCK: usize = 512;
 /// Float32 lanes in a block.
@@ -441,7 +446,7 @@ pub(super) fn block_portable<const R: usize, const T: usize>(
     reason = "inlined into the vector-compiled tiles"
 )]
 #[inline(always)]
-fn block_length(w: &[&[f32]], x: &[&[f32]]) -> usize {
+pub(super) fn block_length(w: &[&[f32]], x: &[&[f32]]) -> usize {
     let len = w[0].len();
     assert!(
         len.is_multiple_of(LANES)
@@ -494,95 +499,6 @@ pub(super) unsafe fn block_fma<const R: usize, const T: usize>(
         }
         result
     }
-}
-
-/// [`block_portable`]'s arithmetic for [`PAIRED_ROWS`] rows in AVX-512 instructions: rows
-/// `2p` and `2p + 1` share a register, the low eight lanes one row's and the high eight the
-/// other's, and each token's eight numbers fill both halves, so every register lane takes the
-/// fused multiply-adds of one row, token and lane in order: the same bits.
-///
-/// The rows of a tile lie one stride apart in their layout, and so do its tokens, so the loop
-/// keeps one base and one stride for each: with a pointer a row and a token, the compiler ran
-/// short of registers and reloaded pointers, and one running sum, from the stack inside the
-/// loop (perf annotate). Slices that are not one stride apart take [`block_fma`] (same bits).
-///
-/// # Safety
-/// The CPU must have AVX-512F, AVX2 and FMA; the caller is compiled for them.
-#[cfg(target_arch = "x86_64")]
-// Inlined into the AVX-512-compiled caller, so it is compiled with AVX-512 too.
-#[inline(always)]
-#[expect(
-    unsafe_code,
-    reason = "vector loads from raw pointers into slices whose lengths and places are checked first"
-)]
-pub(super) unsafe fn block_avx512<const R: usize, const T: usize>(
-    w: [&[f32]; R],
-    x: [&[f32]; T],
-) -> [[[f32; LANES]; T]; R] {
-    use std::arch::x86_64::{
-        __m512, _mm256_loadu_pd, _mm512_broadcast_f64x4, _mm512_castpd_ps, _mm512_castpd256_pd512,
-        _mm512_fmadd_ps, _mm512_insertf64x4, _mm512_setzero_ps, _mm512_storeu_ps,
-    };
-    const PAIRS: usize = PAIRED_ROWS / 2;
-    assert!(R == PAIRED_ROWS, "eight rows, in four pairs");
-    let len = block_length(&w, &x);
-    let (Some(row_stride), Some(token_stride)) = (stride(&w), stride(&x)) else {
-        // SAFETY: AVX2 and FMA are there (the caller's contract).
-        return unsafe { block_fma(w, x) };
-    };
-    let (rows, tokens) = (w[0].as_ptr(), x[0].as_ptr());
-    // SAFETY (for the block below): AVX-512F is there (the caller's contract); row `i` starts
-    // at `rows + i × row_stride` and token `t` at `tokens + t × token_stride` (checked by
-    // `stride`), and every load reads LANES float32s at `chunk <= len - LANES` of one of them.
-    unsafe {
-        let mut lanes: [[__m512; T]; PAIRS] = [[_mm512_setzero_ps(); T]; PAIRS];
-        for chunk in (0..len).step_by(LANES) {
-            // The numbers' bits moved as float64s: no arithmetic, so no change to them.
-            let xs: [__m512; T] = std::array::from_fn(|t| {
-                let x8 = _mm256_loadu_pd(tokens.add(t * token_stride + chunk).cast());
-                _mm512_castpd_ps(_mm512_broadcast_f64x4(x8))
-            });
-            for (pair, by_token) in lanes.iter_mut().enumerate() {
-                let low = _mm256_loadu_pd(rows.add(2 * pair * row_stride + chunk).cast());
-                let high = _mm256_loadu_pd(rows.add((2 * pair + 1) * row_stride + chunk).cast());
-                let w16 =
-                    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(low), high));
-                for (lane, x16) in by_token.iter_mut().zip(xs) {
-                    *lane = _mm512_fmadd_ps(x16, w16, *lane);
-                }
-            }
-        }
-        let mut result = [[[0.0f32; LANES]; T]; R];
-        for (pair, by_token) in lanes.iter().enumerate() {
-            for (token, lane) in by_token.iter().enumerate() {
-                let mut both = [0.0f32; 2 * LANES];
-                _mm512_storeu_ps(both.as_mut_ptr(), *lane);
-                result[2 * pair][token].copy_from_slice(&both[..LANES]);
-                result[2 * pair + 1][token].copy_from_slice(&both[LANES..]);
-            }
-        }
-        result
-    }
-}
-
-/// The distance in float32s from each slice's start to the next's, when it is one distance
-/// for them all (slice `i` starts `i` distances after the first); `None` otherwise.
-#[cfg(target_arch = "x86_64")]
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into the vector-compiled tiles"
-)]
-#[inline(always)]
-fn stride(slices: &[&[f32]]) -> Option<usize> {
-    let first = slices[0].as_ptr().addr();
-    let bytes = match slices.get(1) {
-        Some(second) => second.as_ptr().addr().checked_sub(first)?,
-        None => 0,
-    };
-    let evenly = slices.iter().enumerate().all(|(i, slice)| {
-        Some(slice.as_ptr().addr()) == i.checked_mul(bytes).and_then(|b| first.checked_add(b))
-    });
-    (evenly && bytes.is_multiple_of(size_of::<f32>())).then_some(bytes / size_of::<f32>())
 }
 
 /// The f64 lanes added pairwise.

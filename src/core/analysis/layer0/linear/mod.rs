@@ -21,6 +21,9 @@ use crate::core::tables::simd::with_features;
 use crate::core::tables::table::{Dtype, Table, widen_bf16};
 use kernel::{BLOCK, Blocks, GROUP, LANES, SUPER, dot_tiles, finish, padded};
 
+/// Rows whose outputs [`apply_all`] writes token by token: sixteen float32s, one cache line.
+const TRANSPOSED_ROWS: usize = 16;
+
 /// Below this many multiply-adds a second thread costs more than it saves.
 const THREAD_WORK: usize = 1 << 22;
 
@@ -309,9 +312,17 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
         let mut result = vec![0.0f32; tokens * outputs];
         for share in &shares {
             let (range, by_row) = &share[index];
-            for (row, sums) in range.clone().zip(by_row.chunks_exact(tokens.max(1))) {
-                for (token, &sum) in sums.iter().enumerate() {
-                    result[token * outputs + row] = sum;
+            // Sixteen rows at a time, so each token's sixteen outputs fill one cache line and
+            // the rows' sums being read stay in the first cache: one output at a time, a
+            // token's row apart, missed the cache at nearly every store (perf: a tenth of the
+            // projections' time, on one thread).
+            for (first, block) in by_row.chunks(TRANSPOSED_ROWS * tokens.max(1)).enumerate() {
+                let first = range.start + first * TRANSPOSED_ROWS;
+                for token in 0..tokens {
+                    let to = &mut result[token * outputs + first..];
+                    for (out, sums) in to.iter_mut().zip(block.chunks_exact(tokens)) {
+                        *out = sums[token];
+                    }
                 }
             }
         }
