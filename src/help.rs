@@ -143,6 +143,19 @@ mod tests {
     }
 
     #[test]
+    fn the_lessons_next_key_says_what_it_does_on_the_last_step() {
+        // The help is read on every step, the last included, where there is no next step.
+        let lesson_next = help_lines(78).into_iter().find_map(|line| match line {
+            HelpLine::Entries(entries) => entries
+                .into_iter()
+                .find(|(keys, _)| keys.starts_with("Enter/→")),
+            _ => None,
+        });
+        let (_, description) = lesson_next.expect("the lesson's Enter is in the help");
+        assert_eq!(description, "next step; on the last, finish the lesson");
+    }
+
+    #[test]
     fn every_key_of_the_table_is_in_the_help() {
         let text = format!("{:?}", help_lines(48));
         for binding in bindings() {

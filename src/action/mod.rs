@@ -286,7 +286,7 @@ static BINDINGS: &[Binding] = &[
     b(S::Explorer, &[ch('L')], A::ToggleLesson, "the guided lesson: predict, then see", bar("lesson")),
     b(S::Lesson, &[ch('1')], A::Answer(1), "choose answer 1", bar_with(A::Answer(2), "answer")),
     b(S::Lesson, &[ch('2')], A::Answer(2), "choose answer 2", None),
-    b(S::Lesson, &[plain(K::Enter), plain(K::Right), ch('l')], A::LessonNext, "next step of the lesson", bar("next")),
+    b(S::Lesson, &[plain(K::Enter), plain(K::Right), ch('l')], A::LessonNext, "next step; on the last, finish the lesson", bar("next")),
     b(S::Lesson, &[plain(K::Left), ch('h')], A::LessonBack, "previous step of the lesson", bar("back")),
     b(S::Lesson, &[plain(K::Esc), ch('L'), ch('q')], A::ToggleLesson, "leave the lesson ({ToggleLesson} resumes it)", bar("leave")),
     b(S::Lesson, &[ch('?')], A::ToggleHelp, "help", bar("help")),

@@ -119,7 +119,10 @@ fn fitted(mut entries: Vec<BarEntry>, room: usize, status: bool) -> (Vec<BarEntr
     }
     entries.retain(|entry| entry.keep == Keep::Always);
     let mut space = Room::new(room + 1);
-    if status && space.all(widths(&entries, 1, help_or_quit).sum()) {
+    if status {
+        // Help and quit stay even beside a status too long to read whole; the others only
+        // where they leave room, so such a status is cut as little as it can be.
+        space.some(widths(&entries, 1, help_or_quit).sum());
         let others = |entry: &BarEntry| !help_or_quit(entry);
         let kept = space.leading(widths(&entries, 1, others));
         keep_first(&mut entries, kept, others);
@@ -314,9 +317,24 @@ mod tests {
         let bar = bar_line(Some(status), 80);
         assert!(bar.contains(status), "{bar}");
         assert!(bar.contains("? help") && bar.contains("q quit"), "{bar}");
-        // Too long even beside help and quit alone: it is cut with a mark.
+        // Too long even beside help and quit alone: it is cut with a mark, and only help and
+        // quit stay beside it.
         let long = format!("{status} in /tmp/embedlens-pty-export-1234");
         let bar = bar_line(Some(&long), 80);
         assert!(bar.contains('…') && bar.contains("q quit"), "{bar}");
+        assert!(bar.contains(&long[..50]), "{bar}");
+        assert!(!bar.contains("a attention"), "{bar}");
+    }
+
+    #[test]
+    fn a_long_sentences_export_status_keeps_its_file_names_at_80_columns() {
+        // What `e` says after a nine-word sentence: 62 columns, more than help and quit leave.
+        let status = "wrote the-quick-fox-bites-the-dog-man-the-fox.svg, .html, .txt";
+        let bar = bar_line(Some(status), 80);
+        assert!(
+            bar.contains("wrote the-quick-fox-bites-the-dog-man-the-fox.svg, .htm…"),
+            "{bar}"
+        );
+        assert!(bar.ends_with("? help q quit"), "{bar}");
     }
 }
