@@ -14,7 +14,9 @@
 //!   place, RoPE, every head), and the projections' own time is taken from the layer's stage
 //!   times in the same iterations.
 //! - `nearest_rows/*`: the exact nearest rows over the mapped file as a 256,000 × 2,048 bf16
-//!   table (Gemma's shape), as the similarity pane and `embedlens nearest` compute them.
+//!   table (Gemma's shape), as the similarity pane and `embedlens nearest` compute them: once
+//!   with the rows on cache-line boundaries (the table from byte 0), once with every row 56
+//!   bytes past one (from byte 56, as a table inside a safetensors file can lie).
 //!
 //! After criterion's figures, `ratio` lines give the projections and the whole layer as
 //! multiples of the FMA bound (the layer's multiply-adds at the measured rate), and the scan
@@ -178,6 +180,14 @@ const TABLE_DIMS: usize = 2048;
 
 /// The nearest-rows benchmark's name.
 const SCAN: &str = "256000x2048 bf16, top 5";
+
+/// The same scan with the rows [`SHIFT`] bytes past a cache line's start, as a safetensors
+/// file's table lies (8 bytes of length and a header padded to 8; `benches/scale.rs` writes
+/// one whose rows start 56 bytes past a line's start).
+const SCAN_SHIFTED: &str = "256000x2048 bf16, top 5, rows 56 bytes past a cache line";
+
+/// Where the shifted table's rows start, in bytes: a multiple of 8 that is not of 64.
+const SHIFT: usize = 56;
 
 /// Per-iteration times taken from criterion's own samples, by name, so that a figure can be
 /// given as a multiple of a bound measured in the same run.
@@ -454,6 +464,18 @@ fn layer0(c: &mut Criterion) {
     let query = table.row(4321).expect("a row");
     let mut nearest = group(c, "nearest_rows", 5);
     samples.bench(&mut nearest, SCAN, || nearest_rows(&table, query.view(), 5));
+    // One row fewer, so the shifted rows end inside the file.
+    let shifted = Table::mapped(
+        mapped.clone(),
+        SHIFT,
+        Dtype::BF16,
+        TABLE_ROWS - 1,
+        TABLE_DIMS,
+    )
+    .expect("a whole table");
+    samples.bench(&mut nearest, SCAN_SHIFTED, || {
+        nearest_rows(&shifted, query.view(), 5)
+    });
     nearest.finish();
 
     let median = |name: &str| samples.median(name);
@@ -486,6 +508,14 @@ fn layer0(c: &mut Criterion) {
             mapped.len() as f64 / read.as_secs_f64() / 1e9
         );
         print_ratio("nearest rows", scan, read, "the mapped read");
+        if let Some(shifted) = median(SCAN_SHIFTED) {
+            print_ratio(
+                "nearest rows, rows 56 bytes past a cache line",
+                shifted,
+                read,
+                "the mapped read",
+            );
+        }
     }
     if let (Some(read), Some(scan)) = (median("cpu mapped read"), median(&format!("cpu {SCAN}"))) {
         print_ratio(
