@@ -47,10 +47,9 @@ impl fmt::Display for ModelContext {
                     "the model's context length (its position table's {n} rows)"
                 )
             }
-            Self::Stated(n) => write!(
-                f,
-                "the model's context length ({n}, its max_position_embeddings)"
-            ),
+            // Named for what it is, not by one format's key: config.json's
+            // max_position_embeddings or a GGUF file's <arch>.context_length.
+            Self::Stated(n) => write!(f, "the model's stated context length ({n})"),
             Self::Unstated => write!(
                 f,
                 "the model states no context length, so {DEFAULT_TOKEN_CAP} are taken"
@@ -196,6 +195,8 @@ mod tests {
             gpt2.reason(),
             "the model's context length (its position table's 1024 rows)"
         );
+        let short = TokenLimit::new(ModelContext::Stated(512), 8);
+        assert_eq!(short.reason(), "the model's stated context length (512)");
         let window = TokenLimit::new(ModelContext::Window(512), 8);
         assert_eq!(window.tokens(), 512);
         assert!(window.reason().contains("sliding window of 512 tokens"));
