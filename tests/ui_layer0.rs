@@ -470,3 +470,88 @@ fn the_rope_step_on_a_learned_position_model_says_what_its_panes_show() {
         "its own learned positions: {text}"
     );
 }
+
+/// The explorer on a fixture without a vocabulary, its sentence given as ids (`--ids`).
+fn ids_explorer(name: &str, ids: &str) -> App {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/layer0")
+        .join(name);
+    let Opened { model, layer0, .. } =
+        open(&FileSource::path(&folder), &OpenOptions::default()).expect("the model opens");
+    let mut app = App::new(Options {
+        sentence: ids.to_owned(),
+        theme: Theme::new(false),
+        model: Some(model),
+        layer0: Some(layer0),
+        background_layer0_from: usize::MAX,
+        ids: true,
+        ..Options::default()
+    });
+    press(&mut app, &[KeyCode::Enter]);
+    app
+}
+
+/// The llama fixture's explorer given the ids `5 1 2 5 3 4`, after `keys`, and its compare pane
+/// at 120×40.
+fn llama_compare(keys: &str) -> (App, String) {
+    let mut app = ids_explorer("llama_gqa_bf16", "5 1 2 5 3 4");
+    type_text(&mut app, keys);
+    let compare = pane(&draw(&app, 120, 40), "Compare");
+    (app, compare)
+}
+
+#[test]
+fn compare_mode_on_an_ids_only_model_compares_the_ids() {
+    let (mut app, compare) = llama_compare("c");
+    assert!(compare.contains("A: 5 1 2 5 3 4"), "{compare}");
+    assert!(compare.contains("B: 4 3 5 2 1 5"), "{compare}");
+    assert!(compare.contains("SAME SET OF TOKEN VECTORS"), "{compare}");
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("(the Llama-style layer's 4 heads)"), "{text}");
+    assert!(!text.contains("give token ids"), "{text}");
+    // B edited to a word: the pane says why it cannot be compared, without asking for the ids
+    // already given.
+    type_text(&mut app, "I");
+    type_text(&mut app, " dog");
+    press(&mut app, &[KeyCode::Enter]);
+    let text = screen(&app, 120, 40);
+    assert!(
+        text.contains(
+            "'dog' in sentence B is not a token id: the llama_gqa_bf16 table's ids run from 0 \
+             to 63"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("give token ids"), "{text}");
+}
+
+#[test]
+fn positions_on_a_rope_model_are_its_rotation_in_every_pane() {
+    let (mut app, compare) = llama_compare("cp");
+    assert!(compare.contains("Compare · RoPE positions"), "{compare}");
+    assert!(
+        compare.contains("With its position information"),
+        "{compare}"
+    );
+    let text = screen(&app, 120, 40);
+    assert!(!text.contains("learned"), "{text}");
+    // The explorer's lookups, readout and attention name the rotation too.
+    type_text(&mut app, "c");
+    let text = screen(&app, 120, 40);
+    assert!(
+        text.contains("RoPE adds nothing to the embeddings"),
+        "{text}"
+    );
+    assert!(!text.contains("learned"), "{text}");
+    type_text(&mut app, "a");
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("RoPE on"), "{text}");
+    assert!(!text.contains("learned"), "{text}");
+    // `m` cycles past learned positions, which this model does not have.
+    let mut schemes = Vec::new();
+    for _ in 0..4 {
+        type_text(&mut app, "m");
+        schemes.push(app.scheme().name());
+    }
+    assert_eq!(schemes, ["alibi", "sinusoidal", "rope", "alibi"]);
+}

@@ -298,8 +298,16 @@ impl Derived {
             let head = self.head(model.dims(), inputs.seed);
             let scheme = inputs.settings.active_scheme();
             self.comparison.set(Some(
-                compare_with_head(model, inputs.text, other, scheme, mask, &head)
-                    .map_err(|error| format!("{error:#}")),
+                compare_with_head(
+                    model,
+                    inputs.text,
+                    other,
+                    scheme,
+                    mask,
+                    &head,
+                    inputs.settings.ids,
+                )
+                .map_err(|error| format!("{error:#}")),
             ));
             self.counts.comparison += 1;
         }
@@ -321,8 +329,9 @@ impl Derived {
         if self.real_comparison.renew(key) {
             let model = Arc::clone(inputs.model);
             let a = tokens_of(&self.reading).to_vec();
-            let b = model
-                .tokenize_with(other, settings.special_tokens)
+            // B is read as A is: as ids when they were asked for or the model reads no text.
+            let b = sentence::read(&model, other, settings.special_tokens, settings.ids)
+                .map(|read| read.tokens)
                 .unwrap_or_default();
             let with_positions = settings.overlay;
             let tokens = a.len().max(b.len()).min(MAX_COMPARED_TOKENS);

@@ -231,6 +231,7 @@ impl App {
             export_dir: options.export_dir,
             hits: HitMap::default(),
         };
+        app.settings.fit_scheme(app.own_scheme());
         app.derive();
         if options.lesson {
             app.toggle_lesson();
@@ -262,7 +263,21 @@ impl App {
             self.settings.explanation_page = 0;
         }
         self.apply(action);
+        self.settings.fit_scheme(self.own_scheme());
         self.derive();
+    }
+
+    /// The scheme the model opened from files has instead of a learned position table: `RoPE`
+    /// when its own layer 0 rotates queries and keys; `None` for the others.
+    fn own_scheme(&self) -> Option<PositionScheme> {
+        match self.sources.layer0() {
+            RealLayer::Open(layer)
+                if layer.rope().is_some() && self.sources.model().position_table().is_none() =>
+            {
+                Some(PositionScheme::Rope)
+            }
+            _ => None,
+        }
     }
 
     /// Applies an edit of the sentence (a typed key or a paste) without the derive step, which
@@ -360,10 +375,7 @@ impl App {
             Action::PageUp => self.nav.scroll(-PAGE_ROWS.cast_signed(), rows),
             Action::PageDown => self.nav.scroll(PAGE_ROWS.cast_signed(), rows),
             Action::TogglePositions => self.settings.overlay = !self.settings.overlay,
-            Action::CycleScheme => {
-                self.settings.scheme = self.settings.scheme.next();
-                self.settings.overlay = true;
-            }
+            Action::CycleScheme => self.settings.cycle_scheme(self.own_scheme()),
             Action::CycleVocab => {
                 self.sources.cycle();
                 self.settings.first_dim = 0;

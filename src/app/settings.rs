@@ -63,6 +63,27 @@ impl Settings {
         }
     }
 
+    /// Moves `m` on to the next scheme, past learned positions when the model has its own
+    /// scheme instead (`own`, see [`Settings::fit_scheme`]), and turns positions on.
+    pub fn cycle_scheme(&mut self, own: Option<PositionScheme>) {
+        let next = self.scheme.next();
+        self.scheme = if next == PositionScheme::Learned && own.is_some() {
+            next.next()
+        } else {
+            next
+        };
+        self.overlay = true;
+    }
+
+    /// Makes learned positions, the scheme `p` adds unless another was chosen, mean the model's
+    /// own scheme when it has one instead of a learned table (`own`: `RoPE` for a rotary
+    /// model), so no pane names learned positions the model does not have.
+    pub fn fit_scheme(&mut self, own: Option<PositionScheme>) {
+        if let Some(own) = own.filter(|_| self.scheme == PositionScheme::Learned) {
+            self.scheme = own;
+        }
+    }
+
     /// Opens `detail`, or goes back to the lookups if it is open already.
     pub fn show_detail(&mut self, detail: Detail) {
         self.detail = if self.detail == detail {

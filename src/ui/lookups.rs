@@ -213,14 +213,28 @@ pub(super) struct Lookups<'a> {
 pub(super) fn build(input: Input<'_>, width: u16) -> Lookups<'_> {
     let room = usize::from(width).saturating_sub(2);
     let title = if input.overlay {
-        let full = format!(
-            " Lookups · token + {} position = input vector ",
-            input.scheme
-        );
+        // RoPE and ALiBi act inside attention: the title never adds a vector they do not give.
+        let [full, short] = if input.scheme.is_additive() {
+            [
+                format!(
+                    " Lookups · token + {} position = input vector ",
+                    input.scheme
+                ),
+                format!(" Lookups · token + {} position ", input.scheme),
+            ]
+        } else {
+            [
+                format!(
+                    " Lookups · {} adds no vector: token = input vector ",
+                    input.scheme
+                ),
+                format!(" Lookups · {} adds no vector ", input.scheme),
+            ]
+        };
         if display_width(&full) <= room {
             full
         } else {
-            format!(" Lookups · token + {} position ", input.scheme)
+            short
         }
     } else {
         let full = format!(
@@ -568,9 +582,18 @@ mod tests {
 
     /// The pane over "fox bites the fox" at its second fox, with positions added or not.
     fn pane_lines(overlay: bool, width: u16, height: u16) -> Vec<String> {
+        pane_lines_with(PositionScheme::Learned, overlay, width, height)
+    }
+
+    /// As [`pane_lines`], with `scheme` when positions are on.
+    fn pane_lines_with(
+        scheme: PositionScheme,
+        overlay: bool,
+        width: u16,
+        height: u16,
+    ) -> Vec<String> {
         let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
         let tokens = model.tokenize("fox bites the fox").unwrap();
-        let scheme = PositionScheme::Learned;
         let lookups = model.embed(
             &tokens,
             if overlay {
@@ -608,6 +631,14 @@ mod tests {
         );
         assert!(lines[5].starts_with("│▶   3 fox"), "{lines:?}");
         assert!(lines[5].contains("1.2753 -0.2010 -0.1606"), "{lines:?}");
+    }
+
+    #[test]
+    fn the_title_adds_a_vector_only_for_schemes_that_add_one() {
+        let title = |scheme, width| pane_lines_with(scheme, true, width, 7)[0].clone();
+        assert!(title(PositionScheme::Learned, 60).contains("token + learned position = input"));
+        assert!(title(PositionScheme::Rope, 60).contains("RoPE adds no vector: token = input"));
+        assert!(title(PositionScheme::Alibi, 40).contains("ALiBi adds no vector"));
     }
 
     #[test]

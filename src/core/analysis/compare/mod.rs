@@ -124,11 +124,14 @@ pub fn compare(
     attention_seed: u64,
 ) -> Result<Comparison> {
     let head = AttentionWeights::seeded(model.dims(), attention_seed);
-    compare_with_head(model, a, b, scheme, mask, &head)
+    compare_with_head(model, a, b, scheme, mask, &head, false)
 }
 
 /// [`compare`] with a head made beforehand, so a caller can keep one for a wide model
 /// (three `d × d` matrices) rather than draw it again for every keystroke.
+///
+/// Both sentences are read as the explorer reads its own: as ids typed as numbers when
+/// `by_ids` is set or the model has no tokenizer (see [`sentence::read`]).
 ///
 /// # Errors
 /// As [`compare`]; also when the head does not take the model's width.
@@ -139,6 +142,7 @@ pub fn compare_with_head(
     scheme: PositionScheme,
     mask: Mask,
     head: &AttentionWeights,
+    by_ids: bool,
 ) -> Result<Comparison> {
     if head.input_dims() != model.dims() {
         bail!(
@@ -148,8 +152,8 @@ pub fn compare_with_head(
             model.dims()
         );
     }
-    let first = compared_sentence(model, a, "A", scheme, mask, head)?;
-    let second = compared_sentence(model, b, "B", scheme, mask, head)?;
+    let first = compared_sentence(model, (a, "A"), scheme, mask, head, by_ids)?;
+    let second = compared_sentence(model, (b, "B"), scheme, mask, head, by_ids)?;
     let same_token_vectors = sorted_bits(&first) == sorted_bits(&second);
     let same_mean_vector = bits(&first.mean_token_vector) == bits(&second.mean_token_vector)
         && first.mean_token_vector.iter().all(|x| x.is_finite());
@@ -169,18 +173,17 @@ pub fn compare_with_head(
     })
 }
 
+/// One sentence, `(text, name)`, through the lookups and the head.
 fn compared_sentence(
     model: &EmbeddingModel,
-    text: &str,
-    name: &str,
+    (text, name): (&str, &str),
     scheme: PositionScheme,
     mask: Mask,
     head: &AttentionWeights,
+    by_ids: bool,
 ) -> Result<ComparedSentence> {
-    if !model.reads_text() {
-        bail!(model.no_text_message());
-    }
-    let read = sentence::read(model, text, true, false)?;
+    let read = sentence::read(model, text, true, by_ids)?;
+    let read_as_ids = by_ids || !model.reads_text();
     let (mut tokens, longer) = (read.tokens, read.unread.is_some());
     let token_count = tokens.len();
     tokens.truncate(MAX_COMPARED_TOKENS);
@@ -193,6 +196,9 @@ fn compared_sentence(
     for lookup in &lookups {
         let word = &lookup.token.text;
         let Some(token_vector) = &lookup.token_vector else {
+            if read_as_ids {
+                bail!("'{word}' in sentence {name} {}", not_an_id(model, by_ids));
+            }
             bail!(
                 "'{word}' in sentence {name} has no row in the {} table",
                 model.label()
@@ -218,6 +224,21 @@ fn compared_sentence(
         lookups,
         attention,
     })
+}
+
+/// Why a piece of a sentence read as ids has no row: it is not a number below the row count;
+/// and, when ids were not asked for (`by_ids`) but the model cannot read text, why not.
+fn not_an_id(model: &EmbeddingModel, by_ids: bool) -> String {
+    let ids = format!(
+        "is not a token id: the {} table's ids run from 0 to {}",
+        model.label(),
+        model.rows().saturating_sub(1)
+    );
+    if by_ids {
+        ids
+    } else {
+        format!("{ids}; {}", model.no_text_message())
+    }
 }
 
 impl ComparedSentence {
@@ -633,8 +654,42 @@ mod tests {
         );
         // RoPE has no table to run out of.
         assert!(compare(&model, &long, "dog", PositionScheme::Rope, Mask::None, 1).is_ok());
+        // A table without a vocabulary reads both sentences as ids, as the explorer does.
         let shaped = EmbeddingModel::shaped(6, 3, 16, 1).unwrap();
-        assert!(compare(&shaped, "a", "b", PositionScheme::None, Mask::None, 1).is_err());
+        let ids = compare(
+            &shaped,
+            "5 1 2",
+            "2 1 5",
+            PositionScheme::None,
+            Mask::None,
+            1,
+        );
+        assert_eq!(ids.unwrap().sentences[1].lookups[2].token.id, Some(5));
+        let words = compare(&shaped, "5 a", "b", PositionScheme::None, Mask::None, 1);
+        assert_eq!(
+            words.unwrap_err().to_string(),
+            format!(
+                "'a' in sentence A is not a token id: the {0} table's ids run from 0 to 5; the {0} \
+                 table has no vocabulary to read words with; give token ids with --ids",
+                shaped.label()
+            )
+        );
+        // With ids asked for, a table with a vocabulary reads numbers as ids too.
+        let head = AttentionWeights::seeded(3, 1);
+        let read = |by_ids| {
+            let pair = compare_with_head(
+                &model,
+                "2 1",
+                "1 2",
+                PositionScheme::None,
+                Mask::None,
+                &head,
+                by_ids,
+            );
+            pair.map(|pair| pair.sentences[0].lookups[0].token.id)
+        };
+        assert_eq!(read(true).unwrap(), Some(2));
+        assert!(read(false).is_err());
     }
 
     #[test]
@@ -644,11 +699,12 @@ mod tests {
         let head = AttentionWeights::seeded(3, 9);
         let scheme = PositionScheme::Sinusoidal;
         assert_eq!(
-            compare_with_head(&model, a, b, scheme, Mask::Causal, &head).unwrap(),
+            compare_with_head(&model, a, b, scheme, Mask::Causal, &head, false).unwrap(),
             compare(&model, a, b, scheme, Mask::Causal, 9).unwrap()
         );
         let narrow = AttentionWeights::seeded(2, 9);
-        let error = compare_with_head(&model, a, b, scheme, Mask::None, &narrow).unwrap_err();
+        let error =
+            compare_with_head(&model, a, b, scheme, Mask::None, &narrow, false).unwrap_err();
         assert_eq!(
             error.to_string(),
             "the attention head takes 2 numbers but the seed table's vectors have 3"
