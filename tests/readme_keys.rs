@@ -1,5 +1,5 @@
 //! The README's key table names every binding of the program's key table, in the place it
-//! works, so the two cannot drift apart again.
+//! works, so the two cannot drift apart again; and its "Tests" section names every test file.
 
 use std::fs;
 use std::path::Path;
@@ -95,4 +95,33 @@ fn the_readme_names_no_key_the_program_does_not_bind_there() {
             );
         }
     }
+}
+
+#[test]
+fn the_tests_section_names_every_test_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("README.md")).expect("README.md");
+    let section = readme
+        .split("\n## Tests\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a \"Tests\" section in README.md");
+    let mut unnamed = Vec::new();
+    for entry in fs::read_dir(root.join("tests")).expect("tests/") {
+        let name = entry.expect("an entry of tests/").file_name();
+        let name = name.to_string_lossy();
+        let Some(stem) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        // Named in full (`tests/ui.rs`) or, in a list of its siblings, by file name alone.
+        if !section.contains(&format!("`tests/{name}`")) && !section.contains(&format!("`{name}`"))
+        {
+            unnamed.push(stem.to_owned());
+        }
+    }
+    unnamed.sort();
+    assert!(
+        unnamed.is_empty(),
+        "README.md's Tests section does not say what these test files test: {unnamed:?}"
+    );
 }
