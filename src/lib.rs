@@ -1,7 +1,8 @@
 //! embedlens: a terminal explorer of what an LLM's embedding layer does.
 //!
 //! The maths lives in [`core`] and knows nothing of the terminal; [`app`] holds the
-//! explorer's state and its single `update`; [`ui`] draws it; [`print`] writes the same
+//! explorer's state and its single `update`; [`ui`] draws it, with each pane beside the
+//! matrix in [`panes`]; [`print`] writes the same
 //! facts for scripts.
 pub mod action;
 pub mod app;
@@ -13,6 +14,7 @@ pub mod hit_map;
 #[cfg(test)]
 mod import_circles;
 pub mod lesson;
+pub mod panes;
 pub mod print;
 #[cfg(unix)]
 pub mod terminal_rescue;

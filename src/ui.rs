@@ -1,24 +1,17 @@
 //! The top-level layout: which pane goes where, and the guard for terminals too small to use.
 
-mod attention;
 mod compare;
 mod compare_outputs;
-mod head_overview;
-mod heatmap;
+pub(crate) mod frame;
+pub(crate) mod heatmap;
 mod help;
 mod input;
-mod layer0;
-mod lesson;
-mod lookups;
+pub(crate) mod lesson;
 mod matrix;
-mod one_hot;
-mod pane;
-mod picture;
-mod position_table;
+pub(crate) mod pane;
 mod readout;
-mod room;
+pub(crate) mod room;
 mod signature;
-mod similarity;
 mod snippet;
 pub mod text;
 mod tokens;
@@ -27,17 +20,18 @@ pub mod vector;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use crate::action::{Action, Scope, bar_entries, key_name};
 use crate::app::settings::ROOMY_COLUMNS;
 use crate::app::{App, CompareMode, Focus, RealLayer};
 use crate::core::text::sentence::Unread;
 use crate::core::text::tokenizer::TextTokenizer;
-use crate::core::text::vocabulary::copies_of;
 use crate::hit_map::{HitMap, Scrollable, Target};
+use crate::panes::{attention, picture};
 use crate::theme::Theme;
 use crate::view_state::Detail;
+use frame::{generating, pane};
 use pane::{Hidden, Pane};
 
 /// The smallest terminal the explorer draws its panes in.
@@ -203,7 +197,7 @@ fn render_readout(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         Constraint::Fill(1),
     ]));
     readout::render(&readout_input(app), readout_area, buf, hits);
-    picture::build(scene(app), picture_area.width).render(picture_area, buf, hits);
+    picture::build(picture::input(app), picture_area.width).render(picture_area, buf, hits);
 }
 
 /// Whether the picture of the sentence's vectors stands beside the readout or lesson panel:
@@ -212,7 +206,7 @@ fn picture_beside(app: &App, area: Rect) -> bool {
     area.width >= ROOMY_COLUMNS
         && area.height >= PICTURE_BESIDE_MIN_HEIGHT
         && app.detail() != Detail::Picture
-        && app.views().plane.get().is_some()
+        && app.views().picture.get().is_some()
 }
 
 /// The lesson panel; on a roomy terminal it keeps a readable width and the picture of the
@@ -245,37 +239,7 @@ fn render_lesson(
     if lesson::hides_answers(app) {
         picture_after_answer(app, picture_area.width).render(picture_area, buf, hits);
     } else {
-        picture::build(scene(app), picture_area.width).render(picture_area, buf, hits);
-    }
-}
-
-/// What the picture of the sentence's vectors reads.
-fn scene(app: &App) -> picture::Scene<'_> {
-    let model = app.model();
-    picture::Scene {
-        plane: app.views().plane.get(),
-        typed: !app.tokens().is_empty(),
-        vocabulary: model.label(),
-        dims: model.dims(),
-        table_note: model.table_kind().short_note(),
-        inside_attention: (app.overlay() && !app.scheme().is_additive()).then(|| app.scheme()),
-        generating: generating(app),
-        theme: app.theme(),
-    }
-}
-
-/// What the position-table pane reads.
-fn position_table_input(app: &App) -> position_table::Input<'_> {
-    position_table::Input {
-        model: app.model(),
-        scheme: app.scheme(),
-        overlay: app.overlay(),
-        current: app.current_token().map(|token| token.position),
-        last_position: app.tokens().last().map_or(0, |token| token.position),
-        position_scale: app.position_scale(),
-        wide_style: app.wide_style(),
-        generating: generating(app),
-        theme: app.theme(),
+        picture::build(picture::input(app), picture_area.width).render(picture_area, buf, hits);
     }
 }
 
@@ -306,52 +270,6 @@ fn compare_input(app: &App) -> compare::Input<'_> {
         overlay: app.overlay(),
         step: app.step(),
         wide_style: app.wide_style(),
-        theme: app.theme(),
-    }
-}
-
-/// What the similarity pane reads.
-fn similarity_input(app: &App) -> similarity::Input<'_> {
-    let views = app.views();
-    similarity::Input {
-        model: app.model(),
-        tokens: app.tokens(),
-        lookups: app.lookups(),
-        step: app.step(),
-        cosine: views.cosine.get(),
-        nearest: views
-            .nearest
-            .get()
-            .map(|(token, input)| (token.as_slice(), input.as_slice())),
-        scanning: app.scanning(),
-        scheme: app.scheme(),
-        overlay: app.overlay(),
-        generating: generating(app),
-        theme: app.theme(),
-    }
-}
-
-/// What the attention pane reads.
-fn attention_input(app: &App) -> attention::Input<'_> {
-    let views = app.views();
-    attention::Input {
-        attention: views.attention.get(),
-        layer: app.real_layer(),
-        run: app.layer0_view(),
-        head: app.head(),
-        overview: app.head_overview(),
-        tokens: app.tokens(),
-        lookups: app.lookups(),
-        step: app.step(),
-        mask: app.mask(),
-        scheme: app.active_scheme(),
-        overlay: app.overlay(),
-        vocabulary: app.model().label(),
-        rope: views.rope.get(),
-        rope_copies: views.rope_copies.get(),
-        alibi: views.alibi.get(),
-        wide_style: app.wide_style(),
-        generating: generating(app),
         theme: app.theme(),
     }
 }
@@ -469,7 +387,23 @@ impl<'a> Body<'a> {
     }
 }
 
-/// The pane chosen, built at a width: the one dispatch over the pane kind.
+/// Makes [`open_pane`], the one dispatch over the panes beside the matrix, from their list.
+macro_rules! pane_builders {
+    ($($(#[$doc:meta])* $id:ident => $module:ident,)*) => {
+        /// The open pane beside the matrix, its input made from the app and built at a width.
+        fn open_pane(app: &App, width: u16) -> Box<dyn Pane + '_> {
+            match app.detail() {
+                $(Detail::$id => {
+                    let input = crate::panes::$module::input(app);
+                    Box::new(crate::panes::$module::build(input, width))
+                })*
+            }
+        }
+    };
+}
+crate::panes::detail_panes!(pane_builders);
+
+/// The pane chosen, built at a width.
 ///
 /// Beside the matrix, the lesson's picture of the layer's inputs stands in when its step shows
 /// it; in compare mode the comparison (or both sentences' dots in the picture, while that is
@@ -484,15 +418,10 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
         };
         return Box::new(signature::build(&input, width));
     }
-    match app.detail() {
-        Detail::Picture => Box::new(picture::build(scene(app), width)),
-        _ if comparing => Box::new(compare::build(compare_input(app), width)),
-        Detail::Lookups => Box::new(lookups::build(lookups_input(app), width)),
-        Detail::Attention => Box::new(attention::build(attention_input(app), width)),
-        Detail::Similarity => Box::new(similarity::build(similarity_input(app), width)),
-        Detail::OneHot => Box::new(one_hot::build(one_hot_input(app), width)),
-        Detail::PositionTable => Box::new(position_table::build(position_table_input(app), width)),
+    if comparing && app.detail() != Detail::Picture {
+        return Box::new(compare::build(compare_input(app), width));
     }
+    open_pane(app, width)
 }
 
 /// What the lesson panel reads at a width, when a lesson is on.
@@ -511,7 +440,7 @@ fn lesson_input(app: &App, width: u16) -> Option<lesson::Input> {
             .is_some_and(|lookup| lookup.token_vector.is_some()),
         comparing: app.compare().is_some(),
         finding: readout::finding(&readout_input(app)),
-        rope_copies: attention::positions::rope_copies(app.views().rope_copies.get(), inner, theme),
+        rope_copies: attention::positions::rope_copies(app.rope_copies(), inner, theme),
         theme,
     })
 }
@@ -626,39 +555,6 @@ fn readout_input(app: &App) -> readout::Input<'_> {
     }
 }
 
-/// What the lookups pane reads.
-fn lookups_input(app: &App) -> lookups::Input<'_> {
-    lookups::Input {
-        tokens: app.tokens(),
-        lookups: app.lookups(),
-        step: app.step(),
-        copies: if lesson::hides_copies(app) {
-            Vec::new()
-        } else {
-            copies_of(app.tokens(), app.step())
-        },
-        model: app.model(),
-        overlay: app.overlay(),
-        scheme: app.scheme(),
-        wide_style: app.wide_style(),
-        generating: generating(app),
-        theme: app.theme(),
-    }
-}
-
-/// What the one-hot pane reads.
-fn one_hot_input(app: &App) -> one_hot::Input<'_> {
-    one_hot::Input {
-        model: app.model(),
-        token: app.current_token(),
-        product: app.views().one_hot.get(),
-        scanning: app.scanning(),
-        wide_style: app.wide_style(),
-        generating: generating(app),
-        theme: app.theme(),
-    }
-}
-
 /// While a lesson question waits for its answer, the pane that would give it away is kept
 /// out of sight, at its own size.
 fn hidden_until_guessed<'a>(
@@ -702,83 +598,6 @@ fn split(matrix: &matrix::Matrix, detail: &dyn Pane, beside: Option<u16>, body: 
         Constraint::Length(u16::try_from(matrix_height).unwrap_or(u16::MAX)),
         Constraint::Fill(1),
     ]))
-}
-
-/// What to say while the tables are still being generated, if they are.
-fn generating(app: &App) -> Option<Paragraph<'static>> {
-    if app.model().is_ready() {
-        return None;
-    }
-    let model = app.model();
-    let seed = model
-        .seed()
-        .map(|seed| format!("torch.manual_seed({seed}); "))
-        .unwrap_or_default();
-    let text = format!(
-        "Generating the tables as PyTorch would: {seed}nn.Embedding({}, {}), then \
-         nn.Embedding({}, {}) for the positions…",
-        model.rows(),
-        model.dims(),
-        model.context_length(),
-        model.dims()
-    );
-    Some(Paragraph::new(Line::styled(text, app.theme().muted())).wrap(Wrap { trim: true }))
-}
-
-/// A pane that shows only part of a list says which part, in its bottom border.
-fn with_range<'a>(
-    block: Block<'a>,
-    what: &str,
-    shown: &std::ops::Range<usize>,
-    total: usize,
-    theme: Theme,
-) -> Block<'a> {
-    if shown.len() >= total {
-        return block;
-    }
-    // A pane with no room for one item claims none.
-    if shown.is_empty() {
-        let none = format!(" none of {total} {what} shown ");
-        return block.title_bottom(Line::styled(none, theme.muted()).right_aligned());
-    }
-    let range = format!(
-        " {what} {}–{} of {total} ",
-        shown.start,
-        shown.end.saturating_sub(1)
-    );
-    block.title_bottom(Line::styled(range, theme.muted()).right_aligned())
-}
-
-/// A bordered pane whose border shows whether it has the keyboard.
-/// A scrolled text's frame saying which of its lines show: `visible` from index `first`,
-/// counted from 1 as a reader counts them (rows and positions keep their ids).
-fn with_lines(
-    block: Block<'_>,
-    first: usize,
-    visible: usize,
-    total: usize,
-    theme: Theme,
-) -> Block<'_> {
-    with_range(
-        block,
-        "lines",
-        &(first + 1..first + visible + 1),
-        total,
-        theme,
-    )
-}
-
-fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: Theme) -> Block<'a> {
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .title(title.into().style(theme.title()));
-    if focused {
-        block
-            .border_type(BorderType::Thick)
-            .border_style(theme.focused_border())
-    } else {
-        block.border_style(theme.border())
-    }
 }
 
 fn render_too_small(area: Rect, buf: &mut Buffer) {

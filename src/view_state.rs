@@ -1,21 +1,27 @@
 //! What the screen is set to show: which pane is open beside the matrix, how wide vectors are
 //! drawn. The app changes these in `update`; the panes read them.
 
-/// What the pane beside the matrix shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Detail {
-    /// Each token's lookup: token + position = input vector.
-    Lookups,
-    /// One head of self-attention over the input vectors.
-    Attention,
-    /// Cosine similarities between the sentence's vectors, and the nearest rows.
-    Similarity,
-    /// The lookup as a matrix product: one-hot(id) × W.
-    OneHot,
-    /// The position table as a heat map: positions × dimensions.
-    PositionTable,
-    /// The sentence's vectors as a picture on their top two principal axes.
-    Picture,
+/// Makes [`Detail`] from the list of panes.
+macro_rules! pane_ids {
+    ($($(#[$doc:meta])* $id:ident => $module:ident,)*) => {
+        /// What the pane beside the matrix shows: one id per pane of
+        /// [`detail_panes!`](crate::panes::detail_panes), generated from that list.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Detail {
+            $($(#[$doc])* $id,)*
+        }
+
+        impl Detail {
+            /// Every pane, in the list's order.
+            pub const ALL: &[Self] = &[$(Self::$id),*];
+        }
+    };
+}
+crate::panes::detail_panes!(pane_ids);
+
+impl Detail {
+    /// The pane the explorer opens with, and the one `Esc` comes back to: the list's first.
+    pub const HOME: Self = Self::ALL[0];
 }
 
 /// Which outputs of a model's own layer 0 compare mode's outputs table shows.

@@ -603,6 +603,19 @@ mod tests {
     }
 
     #[test]
+    fn every_pane_in_the_list_has_a_key_and_a_help_text() {
+        for &detail in Detail::ALL {
+            let binding = binding_for(&Action::ShowDetail(detail), Scope::Explorer);
+            if detail == Detail::HOME {
+                assert!(binding.is_none(), "{detail:?} is where Esc comes back to");
+                continue;
+            }
+            let binding = binding.unwrap_or_else(|| panic!("{detail:?} has no key line"));
+            assert!(!binding.help_text().trim().is_empty(), "{detail:?}");
+        }
+    }
+
+    #[test]
     fn descriptions_fit_a_help_column() {
         for binding in bindings() {
             let text = binding.help_text();

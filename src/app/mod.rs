@@ -13,6 +13,7 @@ pub mod input;
 pub mod job;
 pub mod layer0;
 pub mod lesson;
+pub mod memo;
 mod mouse;
 pub mod navigation;
 pub mod prompt;
@@ -207,7 +208,7 @@ impl App {
                 head: 0,
                 head_overview: false,
                 compare_head: HeadChoice::AllHeads,
-                detail: Detail::Lookups,
+                detail: Detail::HOME,
                 wide_view: WideView::Strip,
                 first_dim: 0,
                 special_tokens: options.special_tokens,
@@ -455,8 +456,8 @@ impl App {
     fn back(&mut self) {
         if self.settings.head_overview && self.settings.detail == Detail::Attention {
             self.settings.head_overview = false;
-        } else if self.settings.detail != Detail::Lookups {
-            self.settings.detail = Detail::Lookups;
+        } else if self.settings.detail != Detail::HOME {
+            self.settings.detail = Detail::HOME;
         } else if self.compare.take().is_none() {
             self.status = Some(format!(
                 "nothing to go back from: {} quits",
@@ -774,10 +775,16 @@ impl App {
         self.lesson.current
     }
 
-    /// What the lesson panes show.
+    /// What the panes beside the matrix show, a memo each.
     #[must_use]
     pub fn views(&self) -> &Views {
         self.derived.views()
+    }
+
+    /// The current word and its first other copy, before and after `RoPE` turns them.
+    #[must_use]
+    pub fn rope_copies(&self) -> Option<&crate::core::analysis::schemes::TurnedCopies> {
+        self.derived.rope_copies()
     }
 
     /// The styles in use.

@@ -84,10 +84,10 @@ impl Settings {
         }
     }
 
-    /// Opens `detail`, or goes back to the lookups if it is open already.
+    /// Opens `detail`, or goes back to the first pane (the lookups) if it is open already.
     pub fn show_detail(&mut self, detail: Detail) {
         self.detail = if self.detail == detail {
-            Detail::Lookups
+            Detail::HOME
         } else {
             detail
         };

@@ -572,7 +572,7 @@ fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
     app.handle_event(&key(KeyCode::Enter));
     app.handle_event(&key(KeyCode::Char('s')));
     assert!(app.scanning(), "the scan runs on a worker");
-    assert!(app.views().nearest.get().is_none());
+    assert!(app.views().similarity.nearest.get().is_none());
     app.handle_event(&key(KeyCode::Right));
     assert_eq!(app.step(), 1, "the explorer steps while the scan runs");
     assert!(app.scanning(), "a new scan for the new token");
@@ -587,7 +587,7 @@ fn a_large_scan_runs_off_the_key_path_and_a_step_supersedes_it() {
         lookup.token_vector.as_ref().unwrap().view(),
         NEAREST_ROWS,
     );
-    assert_eq!(app.views().nearest.get().unwrap().0, expected);
+    assert_eq!(app.views().similarity.nearest.get().unwrap().0, expected);
 }
 
 #[test]
@@ -604,8 +604,8 @@ fn closing_the_similarity_pane_stops_its_scan_and_keeps_nothing() {
     app.handle_event(&key(KeyCode::Esc));
     assert_eq!(app.detail(), Detail::Lookups);
     assert!(!app.scanning(), "a closed pane waits for no scan");
-    assert!(app.views().nearest.get().is_none());
-    assert!(app.views().cosine.get().is_none());
+    assert!(app.views().similarity.nearest.get().is_none());
+    assert!(app.views().similarity.cosine.get().is_none());
 }
 
 #[test]

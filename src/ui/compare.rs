@@ -174,7 +174,7 @@ impl Pane for Compare<'_> {
 
     fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         let theme = self.theme;
-        let block = super::pane(self.title.clone(), false, theme);
+        let block = super::frame::pane(self.title.clone(), false, theme);
         let inner = block.inner(area);
         block.render(area, buf);
         let (comparison, findings) = match &self.body {

@@ -249,8 +249,8 @@ pub(super) fn render_overlay(overlay: &Overlay, area: Rect, buf: &mut Buffer, hi
     super::clear(popup, buf, theme);
     hits.record(area, Target::Cover);
     hits.record(popup, Target::Pane(Scrollable::Help));
-    let block = super::pane(" Help · what the explorer shows ", true, theme);
-    let block = super::with_lines(block, first, visible, total, theme);
+    let block = super::frame::pane(" Help · what the explorer shows ", true, theme);
+    let block = super::frame::with_lines(block, first, visible, total, theme);
     Paragraph::new(lines).block(block).render(popup, buf);
 }
 

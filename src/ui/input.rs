@@ -59,7 +59,7 @@ pub(super) fn render(input: &Input, area: Rect, buf: &mut Buffer, hits: &mut Hit
             key(&Action::FocusOther)
         ),
     };
-    let block = super::pane(title, typing, theme);
+    let block = super::frame::pane(title, typing, theme);
     let inner = block.inner(area);
     block.render(area, buf);
     let Some(compare) = compare else {

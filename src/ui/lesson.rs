@@ -36,7 +36,7 @@ pub(super) struct Input {
 /// bar repeats.
 pub(super) fn build(input: &Input, width: u16, compact: bool) -> TextPane<'static> {
     let (title, lines) = content(input, compact);
-    let block = super::pane(title, true, input.theme);
+    let block = super::frame::pane(title, true, input.theme);
     TextPane::new(block, lines, Some(Wrap { trim: true }), width)
 }
 
@@ -226,7 +226,7 @@ pub(super) fn works_now(app: &App, action: &Action) -> bool {
 
 /// Whether marks that show a repeated word's copies would answer a lesson question not yet
 /// answered (see [`crate::lesson::Progress::hides_copies`]).
-pub(super) fn hides_copies(app: &App) -> bool {
+pub(crate) fn hides_copies(app: &App) -> bool {
     app.lesson().is_some_and(|progress| progress.hides_copies())
 }
 
@@ -271,7 +271,7 @@ pub(super) fn guess_first(theme: Theme, width: u16) -> TextPane<'static> {
             theme.muted(),
         ),
     ];
-    let block = super::pane(" Hidden until you guess ", false, theme);
+    let block = super::frame::pane(" Hidden until you guess ", false, theme);
     TextPane::new(block, text, Some(Wrap { trim: true }), width)
 }
 

@@ -159,7 +159,7 @@ impl Pane for Matrix<'_> {
         let input = &self.input;
         let theme = input.theme;
         let model = input.model;
-        let block = super::pane(title(model), false, theme);
+        let block = super::frame::pane(title(model), false, theme);
         let inner = block.inner(area);
         let Self {
             id_width,
@@ -233,7 +233,7 @@ impl Pane for Matrix<'_> {
                 lines.push(Line::from(spans));
             }
         }
-        let block = super::with_range(block, "rows", &shown, model.rows(), theme);
+        let block = super::frame::with_range(block, "rows", &shown, model.rows(), theme);
         block.render(area, buf);
         hits.record(area, Target::Pane(Scrollable::Matrix));
         if let Some(message) = &input.generating {

@@ -19,7 +19,7 @@ use crate::hit_map::HitMap;
 const LEAST_HEIGHT: usize = 4;
 
 /// A pane's content for this frame, built at the width it will be drawn at.
-pub(super) trait Pane {
+pub(crate) trait Pane {
     /// The rows the pane would like, borders included.
     fn height(&self) -> usize;
 
@@ -100,7 +100,7 @@ impl Pane for Hidden<'_> {
 
 /// A pane drawn alone into a `width`×`height` buffer, as the rows of text on screen.
 #[cfg(test)]
-pub(super) fn screen(pane: &dyn Pane, width: u16, height: u16) -> Vec<String> {
+pub(crate) fn screen(pane: &dyn Pane, width: u16, height: u16) -> Vec<String> {
     drawn(width, height, |area, buf, hits| {
         pane.render(area, buf, hits);
     })
@@ -108,7 +108,7 @@ pub(super) fn screen(pane: &dyn Pane, width: u16, height: u16) -> Vec<String> {
 
 /// What `draw` draws into a `width`×`height` buffer, as the rows of text on screen.
 #[cfg(test)]
-pub(super) fn drawn(
+pub(crate) fn drawn(
     width: u16,
     height: u16,
     draw: impl FnOnce(Rect, &mut Buffer, &mut HitMap),

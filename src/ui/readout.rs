@@ -54,7 +54,7 @@ pub(super) struct Input<'a> {
 pub(super) fn render(input: &Input, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     let theme = input.theme;
     hits.record(area, Target::Pane(Scrollable::Explanation));
-    let block = super::pane(" What the layer returned ", false, theme);
+    let block = super::frame::pane(" What the layer returned ", false, theme);
     let inner = block.inner(area);
     let width = usize::from(inner.width).max(1);
     let (lines, lead) = readout_parts(input, width);

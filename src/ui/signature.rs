@@ -37,7 +37,7 @@ pub(super) struct SignaturePane {
 /// The pane at a width: what the layer takes in, wrapped as drawn.
 pub(super) fn build(signature: &Signature, width: u16) -> SignaturePane {
     let pane = |compact: bool| {
-        let block = super::pane(" What the layer takes in ", false, signature.theme);
+        let block = super::frame::pane(" What the layer takes in ", false, signature.theme);
         let lines = lines(signature, width.saturating_sub(2), compact);
         TextPane::new(block, lines, Some(Wrap { trim: false }), width)
     };

@@ -69,12 +69,12 @@ impl Widget for SnippetView<'_> {
             Err(why) => lines.push(Line::raw(format!("No script for this view: {why}."))),
         }
         Clear.render(area, buf);
-        let block = super::pane(
+        let block = super::frame::pane(
             " Python snippet · what is on screen, in PyTorch ",
             true,
             theme,
         );
-        let block = super::with_lines(block, first, visible, total, theme);
+        let block = super::frame::with_lines(block, first, visible, total, theme);
         Paragraph::new(lines).block(block).render(area, buf);
     }
 }

@@ -120,7 +120,7 @@ impl Tokens<'_> {
         } else {
             format!(" Tokens · {count} · position text #id ")
         };
-        let block = super::pane(title, false, theme);
+        let block = super::frame::pane(title, false, theme);
         let inner = block.inner(area);
         block.render(area, buf);
         let note_rows = self.note_height().min(inner.height);

@@ -221,7 +221,7 @@ pub fn shade_glyph(value: f64) -> char {
 
 /// Wide vectors as strips from the first dimension at unit scale: what pane tests draw with.
 #[cfg(test)]
-pub(super) const STRIPS: WideStyle = WideStyle {
+pub(crate) const STRIPS: WideStyle = WideStyle {
     view: crate::view_state::WideView::Strip,
     first_dim: 0,
     scale: 1.0,

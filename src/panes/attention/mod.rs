@@ -13,13 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::heatmap::{HeatScale, masked_cell};
-use super::pane::Pane;
-use super::text::{TOKEN_LABEL_WIDTH, fit, pad, pad_left, wrap_words, wrapped};
-use super::vector::{
-    WideStyle, is_wide, typical_size, values_per_line, vector_lines, wide_legend, wide_line, window,
-};
 use crate::action::fill_keys;
+use crate::app::App;
 use crate::app::RealLayer;
 use crate::core::analysis::attention::{HeadPattern, MAX_VIEW_TOKENS, Mask};
 use crate::core::analysis::layer0::Layer0;
@@ -31,8 +26,17 @@ use crate::core::tables::weights::TokenLookup;
 use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
+use crate::ui::heatmap::{HeatScale, masked_cell};
+use crate::ui::pane::Pane;
+use crate::ui::text::{TOKEN_LABEL_WIDTH, fit, pad, pad_left, wrap_words, wrapped};
+use crate::ui::vector::{
+    WideStyle, is_wide, typical_size, values_per_line, vector_lines, wide_legend, wide_line, window,
+};
 use budget::{Budget, rows_shown};
 use positions::extra;
+
+mod derive;
+pub use derive::{AttentionKey, Memo};
 
 /// Columns of a weight cell with its number: a shade and two decimals, `▒0.31`.
 const NUMBER_CELL: usize = 5;
@@ -44,47 +48,74 @@ const OUTPUT_ROWS_WANTED: usize = 8;
 const FINDING_LEAST: usize = 2;
 
 mod budget;
-pub(super) mod positions;
+mod head_overview;
+mod layer0;
+pub(crate) mod positions;
 
-/// What the attention pane reads, made in `ui.rs`.
-pub(super) struct Input<'a> {
+/// What the attention pane reads, made by [`input`].
+pub(crate) struct Input<'a> {
     /// The head's weights and outputs over the sentence, once computed: the seeded head's, or
     /// the chosen head of the model's own layer 0.
-    pub(super) attention: Option<&'a HeadPattern>,
+    pub(crate) attention: Option<&'a HeadPattern>,
     /// The model's own layer 0, why it cannot be computed, or none (a built-in vocabulary).
-    pub(super) layer: RealLayer<'a>,
+    pub(crate) layer: RealLayer<'a>,
     /// Its run over the sentence: `None` while computed, or why it cannot run.
-    pub(super) run: Option<Result<&'a SentenceRun, &'a str>>,
+    pub(crate) run: Option<Result<&'a SentenceRun, &'a str>>,
     /// The head of the model's own layer 0 shown.
-    pub(super) head: usize,
+    pub(crate) head: usize,
     /// Whether every head's small map is shown rather than one head.
-    pub(super) overview: bool,
+    pub(crate) overview: bool,
     /// The sentence's tokens.
-    pub(super) tokens: &'a [Token],
+    pub(crate) tokens: &'a [Token],
     /// Their lookups: which have an input vector.
-    pub(super) lookups: &'a [TokenLookup],
+    pub(crate) lookups: &'a [TokenLookup],
     /// The current token's index.
-    pub(super) step: usize,
+    pub(crate) step: usize,
     /// The seeded head's mask.
-    pub(super) mask: Mask,
+    pub(crate) mask: Mask,
     /// The position scheme acting now (`None` while positions are off).
-    pub(super) scheme: PositionScheme,
+    pub(crate) scheme: PositionScheme,
     /// Whether positions are on (layer 0 takes its own).
-    pub(super) overlay: bool,
+    pub(crate) overlay: bool,
     /// The vocabulary's name, for a sentence none of whose tokens has a row.
-    pub(super) vocabulary: &'a str,
+    pub(crate) vocabulary: &'a str,
     /// Under `RoPE`, the current token's input vector turned at its position.
-    pub(super) rope: Option<&'a RopeTurn>,
+    pub(crate) rope: Option<&'a RopeTurn>,
     /// Under `RoPE`, the current word and its first other copy before and after their turns.
-    pub(super) rope_copies: Option<&'a TurnedCopies>,
+    pub(crate) rope_copies: Option<&'a TurnedCopies>,
     /// Under `ALiBi`, the biases on the current token's scores.
-    pub(super) alibi: Option<&'a AlibiRow>,
+    pub(crate) alibi: Option<&'a AlibiRow>,
     /// How wide outputs are drawn.
-    pub(super) wide_style: WideStyle,
+    pub(crate) wide_style: WideStyle,
     /// What stands in while the tables are being generated.
-    pub(super) generating: Option<Paragraph<'static>>,
+    pub(crate) generating: Option<Paragraph<'static>>,
     /// The styles in use.
-    pub(super) theme: Theme,
+    pub(crate) theme: Theme,
+}
+
+/// What the attention pane reads.
+pub(crate) fn input(app: &App) -> Input<'_> {
+    let views = app.views();
+    Input {
+        attention: views.attention.pattern.get(),
+        layer: app.real_layer(),
+        run: app.layer0_view(),
+        head: app.head(),
+        overview: app.head_overview(),
+        tokens: app.tokens(),
+        lookups: app.lookups(),
+        step: app.step(),
+        mask: app.mask(),
+        scheme: app.active_scheme(),
+        overlay: app.overlay(),
+        vocabulary: app.model().label(),
+        rope: views.attention.rope.get(),
+        rope_copies: app.rope_copies(),
+        alibi: views.attention.alibi.get(),
+        wide_style: app.wide_style(),
+        generating: crate::ui::frame::generating(app),
+        theme: app.theme(),
+    }
 }
 
 /// How the weight cells are drawn at a width.
@@ -243,7 +274,7 @@ fn row_values(
 
 /// The attention pane at a width: its title, and the map's layout, finding and the scheme's
 /// own lines built once; the heat map and outputs are drawn to the rows it gets.
-pub(super) struct AttentionPane<'a> {
+pub(crate) struct AttentionPane<'a> {
     input: Input<'a>,
     title: String,
     body: Body<'a>,
@@ -254,7 +285,7 @@ enum Body<'a> {
     /// Why there is nothing to attend over.
     Message(Vec<Line<'static>>),
     /// Every head's small heat map.
-    Overview(Box<super::head_overview::Overview<'a>>),
+    Overview(Box<head_overview::Overview<'a>>),
     /// One head's heat map, outputs and finding.
     Map(Box<Map<'a>>),
 }
@@ -294,14 +325,14 @@ struct Evidence {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(input: Input<'_>, width: u16) -> AttentionPane<'_> {
+pub(crate) fn build(input: Input<'_>, width: u16) -> AttentionPane<'_> {
     let title = title(&input, width);
     let width = usize::from(width.saturating_sub(2));
     let theme = input.theme;
     let body = match input.attention {
         None => Body::Message(wrapped(&nothing_to_attend(&input), width, theme.muted())),
         Some(_) if input.overview => {
-            let shown = super::head_overview::Heads {
+            let shown = head_overview::Heads {
                 run: match input.run {
                     Some(Ok(view)) => Some((view, input.tokens)),
                     _ => None,
@@ -309,7 +340,7 @@ pub(super) fn build(input: Input<'_>, width: u16) -> AttentionPane<'_> {
                 head: input.head,
                 theme,
             };
-            Body::Overview(Box::new(super::head_overview::build(&shown, width)))
+            Body::Overview(Box::new(head_overview::build(&shown, width)))
         }
         Some(attention) => {
             let grid = Grid::new(&input, attention, width);
@@ -373,7 +404,7 @@ impl Pane for AttentionPane<'_> {
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let input = &self.input;
         let theme = input.theme;
-        let block = super::pane(self.title.clone(), false, theme);
+        let block = crate::ui::frame::pane(self.title.clone(), false, theme);
         let inner = block.inner(area);
         if let Some(message) = &input.generating {
             block.render(area, buf);
@@ -397,7 +428,7 @@ impl Pane for AttentionPane<'_> {
 /// The pane's title, shortened when the pane is narrow.
 fn title(input: &Input, width: u16) -> String {
     if let RealLayer::Open(layer) = input.layer {
-        return super::layer0::title(input, layer, width);
+        return layer0::title(input, layer, width);
     }
     let mask = match input.mask {
         Mask::None => "unmasked",
@@ -423,7 +454,7 @@ fn title(input: &Input, width: u16) -> String {
 }
 
 fn nothing_to_attend(input: &Input) -> String {
-    if let Some(waiting) = super::layer0::waiting(input) {
+    if let Some(waiting) = layer0::waiting(input) {
         waiting
     } else if input.tokens.is_empty() {
         "No tokens yet: type a sentence, and the head will relate its words to one another."
@@ -727,7 +758,7 @@ fn finding(
     width: usize,
 ) -> (Vec<String>, Option<Evidence>) {
     if let Some((layer, view)) = real_view(input) {
-        return (super::layer0::finding(input, layer, view, width), None);
+        return (layer0::finding(input, layer, view, width), None);
     }
     let tokens = input.tokens;
     let first = grid
@@ -804,7 +835,7 @@ fn copies_claim(input: &Input, grid: &Grid, width: usize) -> Option<Copies> {
 /// An attention pane's input with nothing computed yet: no head, no layer of the model's own,
 /// no positions, no mask, the first token current; tests fill in what they show.
 #[cfg(test)]
-pub(in crate::ui) fn bare_input<'a>(tokens: &'a [Token], lookups: &'a [TokenLookup]) -> Input<'a> {
+pub(crate) fn bare_input<'a>(tokens: &'a [Token], lookups: &'a [TokenLookup]) -> Input<'a> {
     Input {
         attention: None,
         layer: RealLayer::None,

@@ -11,15 +11,19 @@ use ratatui::text::Line;
 use ratatui::widgets::canvas::{Canvas, Context, Line as Stroke, Points};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::pane::Pane;
-use super::room::Room;
-use super::text::{display_width, fit, wrapped};
 use crate::action::fill_keys;
+use crate::app::App;
 use crate::core::analysis::plane::{DotKind, Plane, Side};
 use crate::core::explain::picture;
 use crate::core::tables::positional::PositionScheme;
 use crate::hit_map::HitMap;
 use crate::theme::{PlotInk, Theme};
+use crate::ui::pane::Pane;
+use crate::ui::room::Room;
+use crate::ui::text::{display_width, fit, wrapped};
+
+mod derive;
+pub use derive::Memo;
 
 /// Canvas rows the pane asks for.
 const CANVAS_ROWS_WANTED: usize = 14;
@@ -53,29 +57,44 @@ fn count(paragraphs: &[Vec<Line<'static>>]) -> usize {
     paragraphs.iter().map(Vec::len).sum()
 }
 
-/// What the picture reads, made in `ui.rs`.
-pub(super) struct Scene<'a> {
+/// What the picture reads, made by [`input`].
+pub(crate) struct Scene<'a> {
     /// The picture of the sentence's vectors, when there is one.
-    pub(super) plane: Option<&'a Plane>,
+    pub(crate) plane: Option<&'a Plane>,
     /// Whether the sentence has tokens at all.
-    pub(super) typed: bool,
+    pub(crate) typed: bool,
     /// The vocabulary's name, for a sentence none of whose tokens has a row.
-    pub(super) vocabulary: &'a str,
+    pub(crate) vocabulary: &'a str,
     /// The width of the vectors.
-    pub(super) dims: usize,
+    pub(crate) dims: usize,
     /// What kind of table the rows come from, in a few words.
-    pub(super) table_note: &'static str,
+    pub(crate) table_note: &'static str,
     /// The scheme shown, when positions are on but act inside attention.
-    pub(super) inside_attention: Option<PositionScheme>,
+    pub(crate) inside_attention: Option<PositionScheme>,
     /// What stands in while the tables are being generated.
-    pub(super) generating: Option<Paragraph<'static>>,
+    pub(crate) generating: Option<Paragraph<'static>>,
     /// The styles in use.
-    pub(super) theme: Theme,
+    pub(crate) theme: Theme,
+}
+
+/// What the picture of the sentence's vectors reads.
+pub(crate) fn input(app: &App) -> Scene<'_> {
+    let model = app.model();
+    Scene {
+        plane: app.views().picture.get(),
+        typed: !app.tokens().is_empty(),
+        vocabulary: model.label(),
+        dims: model.dims(),
+        table_note: model.table_kind().short_note(),
+        inside_attention: (app.overlay() && !app.scheme().is_additive()).then(|| app.scheme()),
+        generating: crate::ui::frame::generating(app),
+        theme: app.theme(),
+    }
 }
 
 /// The picture pane at a width: its legend and finding built once, the canvas given the rows
 /// that are left.
-pub(super) struct Picture<'a> {
+pub(crate) struct Picture<'a> {
     title: &'static str,
     table_note: &'static str,
     generating: Option<Paragraph<'static>>,
@@ -84,7 +103,7 @@ pub(super) struct Picture<'a> {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(scene: Scene<'_>, width: u16) -> Picture<'_> {
+pub(crate) fn build(scene: Scene<'_>, width: u16) -> Picture<'_> {
     let inputs = scene
         .plane
         .is_some_and(|plane| plane.dots.iter().any(|dot| dot.kind == DotKind::Input));
@@ -120,7 +139,7 @@ impl Pane for Picture<'_> {
 
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let theme = self.theme;
-        let block = super::pane(self.title, false, theme);
+        let block = crate::ui::frame::pane(self.title, false, theme);
         let inner = block.inner(area);
         if let Some(message) = &self.generating {
             block.render(area, buf);

@@ -8,16 +8,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::pane::Pane;
-use super::text::{TOKEN_LABEL_WIDTH, pad, wrapped};
-use super::vector::{
-    VALUE_WIDTH, WideStyle, is_wide, values_per_line, vector_lines, wide_legend, wide_line, window,
-};
 use crate::action::{Action, Scope, key, key_name};
+use crate::app::App;
 use crate::core::tables::weights::EmbeddingModel;
 use crate::core::text::vocabulary::Token;
 use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
+use crate::ui::pane::Pane;
+use crate::ui::text::{TOKEN_LABEL_WIDTH, pad, wrapped};
+use crate::ui::vector::{
+    VALUE_WIDTH, WideStyle, is_wide, values_per_line, vector_lines, wide_legend, wide_line, window,
+};
+
+mod derive;
+pub use derive::Memo;
 
 /// Rows of the weight matrix shown around the looked-up one.
 const ROWS_AROUND: usize = 5;
@@ -26,26 +30,39 @@ const FULL_ONE_HOT_LIMIT: usize = 32;
 /// Zeros written out on each side of the 1 before the rest become `…`.
 const ZEROS_SHOWN: usize = 4;
 
-/// What the one-hot pane reads, made in `ui.rs`.
-pub(super) struct Input<'a> {
+/// What the one-hot pane reads, made by [`input`].
+pub(crate) struct Input<'a> {
     /// The model whose weight matrix the product runs over.
-    pub(super) model: &'a EmbeddingModel,
+    pub(crate) model: &'a EmbeddingModel,
     /// The current token, if the sentence has one.
-    pub(super) token: Option<&'a Token>,
+    pub(crate) token: Option<&'a Token>,
     /// The product one-hot(id) × W, once computed.
-    pub(super) product: Option<&'a Array1<f32>>,
+    pub(crate) product: Option<&'a Array1<f32>>,
     /// Whether the product is being computed.
-    pub(super) scanning: bool,
+    pub(crate) scanning: bool,
     /// How wide rows are drawn.
-    pub(super) wide_style: WideStyle,
+    pub(crate) wide_style: WideStyle,
     /// What stands in while the tables are being generated.
-    pub(super) generating: Option<Paragraph<'static>>,
+    pub(crate) generating: Option<Paragraph<'static>>,
     /// The styles in use.
-    pub(super) theme: Theme,
+    pub(crate) theme: Theme,
+}
+
+/// What the one-hot pane reads.
+pub(crate) fn input(app: &App) -> Input<'_> {
+    Input {
+        model: app.model(),
+        token: app.current_token(),
+        product: app.views().one_hot.get(),
+        scanning: app.scanning(),
+        wide_style: app.wide_style(),
+        generating: crate::ui::frame::generating(app),
+        theme: app.theme(),
+    }
 }
 
 /// The one-hot pane at a width: its lines built once, fitted to the rows it gets.
-pub(super) struct OneHot<'a> {
+pub(crate) struct OneHot<'a> {
     model: &'a EmbeddingModel,
     generating: Option<Paragraph<'static>>,
     theme: Theme,
@@ -75,7 +92,7 @@ struct Product {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(input: Input<'_>, width: u16) -> OneHot<'_> {
+pub(crate) fn build(input: Input<'_>, width: u16) -> OneHot<'_> {
     let content = content(&input, usize::from(width.saturating_sub(2)));
     OneHot {
         model: input.model,
@@ -94,11 +111,11 @@ impl Pane for OneHot<'_> {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
-        let title = super::text::title_of(
+        let title = crate::ui::text::title_of(
             &["One-hot", "a lookup as a matrix product"],
             usize::from(area.width.saturating_sub(2)),
         );
-        let block = super::pane(title, false, self.theme);
+        let block = crate::ui::frame::pane(title, false, self.theme);
         let inner = block.inner(area);
         block.render(area, buf);
         if let Some(message) = &self.generating {

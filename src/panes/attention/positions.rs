@@ -19,9 +19,9 @@ use crate::ui::vector::{VALUE_WIDTH, format_value};
 pub(super) fn extra(input: &Input, grid: &Grid, width: usize) -> Vec<Line<'static>> {
     let theme = input.theme;
     if let Some((_, view)) = real_view(input) {
-        return crate::ui::layer0::extra(input.head, view, width, theme);
+        return crate::panes::attention::layer0::extra(input.head, view, width, theme);
     }
-    let mut lines = crate::ui::layer0::unavailable(input.layer, width, theme);
+    let mut lines = crate::panes::attention::layer0::unavailable(input.layer, width, theme);
     lines.extend(match input.scheme {
         PositionScheme::Rope => rope_lines(input, width, theme),
         PositionScheme::Alibi => alibi_lines(input.alibi, input.mask, grid, width, theme),
@@ -98,7 +98,7 @@ fn rope_lines(input: &Input, width: usize, theme: Theme) -> Vec<Line<'static>> {
 /// step on position inside attention shows it too. The sentence comes with both copies'
 /// vectors before and after their turns and the largest difference between them, its
 /// evidence; where a line has no room for one number of each, neither is shown.
-pub(in crate::ui) fn rope_copies(
+pub(crate) fn rope_copies(
     copies: Option<&TurnedCopies>,
     width: usize,
     theme: Theme,

@@ -9,18 +9,22 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::pane::Pane;
-use super::text::{display_width, fit, pad};
-use super::vector::{
-    VALUE_WIDTH, WideStyle, WideView, is_wide, vector_lines, vector_width, wide_legend, wide_line,
-};
 use crate::action::{Action, key};
+use crate::app::App;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::EmbeddingModel;
 use crate::core::tables::weights::TokenLookup;
-use crate::core::text::vocabulary::Token;
+use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
+use crate::ui::pane::Pane;
+use crate::ui::text::{display_width, fit, pad};
+use crate::ui::vector::{
+    VALUE_WIDTH, WideStyle, WideView, is_wide, vector_lines, vector_width, wide_legend, wide_line,
+};
+
+/// The pane derives nothing of its own: it draws what the explorer shares.
+pub type Memo = ();
 
 /// Tokens on either side of the current one that the layout looks at: more than fit a screen.
 const NEAR_TOKENS: usize = 64;
@@ -175,33 +179,53 @@ impl Columns {
     }
 }
 
-/// What the lookups pane reads, made in `ui.rs`.
-pub(super) struct Input<'a> {
+/// What the lookups pane reads, made by [`input`].
+pub(crate) struct Input<'a> {
     /// The sentence's tokens.
-    pub(super) tokens: &'a [Token],
+    pub(crate) tokens: &'a [Token],
     /// Each token's lookup.
-    pub(super) lookups: &'a [TokenLookup],
+    pub(crate) lookups: &'a [TokenLookup],
     /// The current token.
-    pub(super) step: usize,
+    pub(crate) step: usize,
     /// The current token's copies, marked and kept in view together (none while a lesson
     /// question would be answered by them).
-    pub(super) copies: Vec<usize>,
+    pub(crate) copies: Vec<usize>,
     /// The model the rows come from.
-    pub(super) model: &'a EmbeddingModel,
+    pub(crate) model: &'a EmbeddingModel,
     /// Whether position vectors are added.
-    pub(super) overlay: bool,
+    pub(crate) overlay: bool,
     /// The position scheme chosen.
-    pub(super) scheme: PositionScheme,
+    pub(crate) scheme: PositionScheme,
     /// How wide vectors are drawn.
-    pub(super) wide_style: WideStyle,
+    pub(crate) wide_style: WideStyle,
     /// What stands in while the tables are being generated.
-    pub(super) generating: Option<Paragraph<'static>>,
+    pub(crate) generating: Option<Paragraph<'static>>,
     /// The styles in use.
-    pub(super) theme: Theme,
+    pub(crate) theme: Theme,
+}
+
+/// What the lookups pane reads.
+pub(crate) fn input(app: &App) -> Input<'_> {
+    Input {
+        tokens: app.tokens(),
+        lookups: app.lookups(),
+        step: app.step(),
+        copies: if crate::ui::lesson::hides_copies(app) {
+            Vec::new()
+        } else {
+            copies_of(app.tokens(), app.step())
+        },
+        model: app.model(),
+        overlay: app.overlay(),
+        scheme: app.scheme(),
+        wide_style: app.wide_style(),
+        generating: crate::ui::frame::generating(app),
+        theme: app.theme(),
+    }
 }
 
 /// The lookups pane at a width: its title and how its columns are laid out there.
-pub(super) struct Lookups<'a> {
+pub(crate) struct Lookups<'a> {
     input: Input<'a>,
     title: String,
     columns: Columns,
@@ -210,7 +234,7 @@ pub(super) struct Lookups<'a> {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(input: Input<'_>, width: u16) -> Lookups<'_> {
+pub(crate) fn build(input: Input<'_>, width: u16) -> Lookups<'_> {
     let room = usize::from(width).saturating_sub(2);
     let title = if input.overlay {
         // RoPE and ALiBi act inside attention: the title never adds a vector they do not give.
@@ -282,7 +306,7 @@ impl Pane for Lookups<'_> {
         let copies = &input.copies;
         let theme = input.theme;
         hits.record(area, Target::Pane(Scrollable::Lookups));
-        let block = super::pane(title.clone(), false, theme);
+        let block = crate::ui::frame::pane(title.clone(), false, theme);
         let inner = block.inner(area);
         let height = usize::from(inner.height).saturating_sub(1);
         let total = input.lookups.len();
@@ -298,7 +322,7 @@ impl Pane for Lookups<'_> {
         let block = match shown.as_slice() {
             [first, ..] if shown[shown.len() - 1] - first + 1 == shown.len() => {
                 let last = shown[shown.len() - 1];
-                super::with_range(block, "tokens", &(*first..last + 1), total, theme)
+                crate::ui::frame::with_range(block, "tokens", &(*first..last + 1), total, theme)
             }
             // The whole list, or cut at its end with `…`: cut from the left (as a title too
             // long for its border is), it would read as another list.

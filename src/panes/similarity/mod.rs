@@ -8,12 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::heatmap::HeatScale;
-use super::pane::Pane;
-use super::room::Room;
-use super::text::{TOKEN_LABEL_WIDTH, display_width, fit, pad, wrapped};
-use super::vector::window;
 use crate::action::{Action, Scope, fill_keys, key, key_name};
+use crate::app::App;
 use crate::core::analysis::attention::MAX_VIEW_TOKENS;
 use crate::core::explain::cosine::{CopiesCosine, CopyPair, NotInHeatMap};
 use crate::core::tables::positional::PositionScheme;
@@ -21,7 +17,15 @@ use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::HitMap;
 use crate::theme::{COPY_MARKER, CURRENT_MARKER, Theme};
+use crate::ui::heatmap::HeatScale;
+use crate::ui::pane::Pane;
+use crate::ui::room::Room;
+use crate::ui::text::{TOKEN_LABEL_WIDTH, display_width, fit, pad, wrapped};
+use crate::ui::vector::window;
 use nearest::{nearest_compact, nearest_lines};
+
+mod derive;
+pub use derive::Memo;
 
 /// Columns of a cell with a shade and two decimals: ` █  1.00`.
 const SHADED_CELL: usize = 8;
@@ -43,31 +47,53 @@ mod nearest;
 /// Rows of the matrix with their cosine similarity to a vector, nearest first.
 type Neighbours<'a> = &'a [(usize, f64)];
 
-/// What the similarity pane reads, made in `ui.rs`.
-pub(super) struct Input<'a> {
+/// What the similarity pane reads, made by [`input`].
+pub(crate) struct Input<'a> {
     /// The model, for its vocabulary's name, its table's kind, its rows' texts and its shape.
-    pub(super) model: &'a EmbeddingModel,
+    pub(crate) model: &'a EmbeddingModel,
     /// The sentence's tokens.
-    pub(super) tokens: &'a [Token],
+    pub(crate) tokens: &'a [Token],
     /// Their lookups: which have a row.
-    pub(super) lookups: &'a [TokenLookup],
+    pub(crate) lookups: &'a [TokenLookup],
     /// The current token's index.
-    pub(super) step: usize,
+    pub(crate) step: usize,
     /// Cosine similarities between the sentence's vectors, once computed.
-    pub(super) cosine: Option<&'a ndarray::Array2<f64>>,
+    pub(crate) cosine: Option<&'a ndarray::Array2<f64>>,
     /// The current token's nearest rows from its token vector and from its input vector, once
     /// found.
-    pub(super) nearest: Option<(Neighbours<'a>, Neighbours<'a>)>,
+    pub(crate) nearest: Option<(Neighbours<'a>, Neighbours<'a>)>,
     /// Whether the whole matrix is being read for them.
-    pub(super) scanning: bool,
+    pub(crate) scanning: bool,
     /// The position scheme chosen.
-    pub(super) scheme: PositionScheme,
+    pub(crate) scheme: PositionScheme,
     /// Whether positions are added.
-    pub(super) overlay: bool,
+    pub(crate) overlay: bool,
     /// What stands in while the tables are being generated.
-    pub(super) generating: Option<Paragraph<'static>>,
+    pub(crate) generating: Option<Paragraph<'static>>,
     /// The styles in use.
-    pub(super) theme: Theme,
+    pub(crate) theme: Theme,
+}
+
+/// What the similarity pane reads.
+pub(crate) fn input(app: &App) -> Input<'_> {
+    let views = app.views();
+    Input {
+        model: app.model(),
+        tokens: app.tokens(),
+        lookups: app.lookups(),
+        step: app.step(),
+        cosine: views.similarity.cosine.get(),
+        nearest: views
+            .similarity
+            .nearest
+            .get()
+            .map(|(token, input)| (token.as_slice(), input.as_slice())),
+        scanning: app.scanning(),
+        scheme: app.scheme(),
+        overlay: app.overlay(),
+        generating: crate::ui::frame::generating(app),
+        theme: app.theme(),
+    }
 }
 
 impl<'a> Input<'a> {
@@ -79,13 +105,13 @@ impl<'a> Input<'a> {
 
 /// The similarity pane at a width: its lines built once, the heat map's rows fitted to the
 /// room it gets.
-pub(super) struct Similarity<'a> {
+pub(crate) struct Similarity<'a> {
     input: Input<'a>,
     content: Content<'a>,
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(input: Input<'_>, width: u16) -> Similarity<'_> {
+pub(crate) fn build(input: Input<'_>, width: u16) -> Similarity<'_> {
     Similarity {
         content: content(&input, usize::from(width.saturating_sub(2))),
         input,
@@ -103,7 +129,7 @@ impl Pane for Similarity<'_> {
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let input = &self.input;
         let theme = input.theme;
-        let block = super::pane(title(input, area.width), false, theme);
+        let block = crate::ui::frame::pane(title(input, area.width), false, theme);
         let inner = block.inner(area);
         if let Some(message) = &input.generating {
             block.render(area, buf);
@@ -628,7 +654,7 @@ fn finding_lines(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::core::analysis::similarity::{cosine_matrix, nearest_rows};
     use crate::core::tables::weights::DEFAULT_SEED;
@@ -638,18 +664,18 @@ pub(super) mod tests {
     /// "the dog bites the man" in the seed vocabulary, at the second 'the', with `scheme`'s
     /// positions added: its lookups, cosines and nearest rows, as the derive step makes them.
     /// The nearest lists' tests use it too.
-    pub(super) struct Sentence {
+    pub(crate) struct Sentence {
         model: EmbeddingModel,
-        pub(super) tokens: Vec<Token>,
+        pub(crate) tokens: Vec<Token>,
         lookups: Vec<TokenLookup>,
         cosine: ndarray::Array2<f64>,
-        pub(super) from_token: Vec<(usize, f64)>,
+        pub(crate) from_token: Vec<(usize, f64)>,
         from_input: Vec<(usize, f64)>,
         scheme: PositionScheme,
     }
 
     impl Sentence {
-        pub(super) fn new(scheme: PositionScheme) -> Self {
+        pub(crate) fn new(scheme: PositionScheme) -> Self {
             let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
             let tokens = model.tokenize("the dog bites the man").unwrap();
             let lookups = model.embed(&tokens, scheme);
@@ -673,7 +699,7 @@ pub(super) mod tests {
             }
         }
 
-        pub(super) fn input(&self) -> Input<'_> {
+        pub(crate) fn input(&self) -> Input<'_> {
             Input {
                 model: &self.model,
                 tokens: &self.tokens,

@@ -10,19 +10,23 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::heatmap::HeatScale;
-use super::pane::Pane;
-use super::room::Room;
-use super::text::{fit, fit_line, wrapped};
-use super::vector::{
-    WideStyle, WideView, dims_per_cell, is_wide, values_per_line, vector_lines, wide_line, window,
-};
 use crate::action::{Action, key};
+use crate::app::App;
 use crate::core::tables::positional::{PositionScheme, sinusoidal};
 use crate::core::tables::table::Table;
 use crate::core::tables::weights::EmbeddingModel;
 use crate::hit_map::HitMap;
 use crate::theme::{CURRENT_MARKER, Theme};
+use crate::ui::heatmap::HeatScale;
+use crate::ui::pane::Pane;
+use crate::ui::room::Room;
+use crate::ui::text::{fit, fit_line, wrapped};
+use crate::ui::vector::{
+    WideStyle, WideView, dims_per_cell, is_wide, values_per_line, vector_lines, wide_line, window,
+};
+
+/// The pane derives nothing of its own: it draws what the explorer shares.
+pub type Memo = ();
 
 /// Position rows the pane asks for at most; longer tables scroll with the current token.
 const POSITION_ROWS_WANTED: usize = 16;
@@ -38,26 +42,41 @@ const SINUSOIDAL_POSITIONS: usize = 16;
 /// The sinusoidal table's unit: its values reach ±1, which then takes the darkest shade.
 const SINUSOIDAL_SCALE: f32 = 0.4;
 
-/// What the pane reads, made in `ui.rs`.
-pub(super) struct Input<'a> {
+/// What the pane reads, made by [`input`].
+pub(crate) struct Input<'a> {
     /// The model, for its learned position table, its width and whether it was trained.
-    pub(super) model: &'a EmbeddingModel,
+    pub(crate) model: &'a EmbeddingModel,
     /// The scheme chosen (shown even while positions are off).
-    pub(super) scheme: PositionScheme,
+    pub(crate) scheme: PositionScheme,
     /// Whether positions are added now.
-    pub(super) overlay: bool,
+    pub(crate) overlay: bool,
     /// The current token's position, if there is a current token.
-    pub(super) current: Option<usize>,
+    pub(crate) current: Option<usize>,
     /// The last token's position: a sinusoidal table is computed at least that far.
-    pub(super) last_position: usize,
+    pub(crate) last_position: usize,
     /// The learned table's typical size, which its shades are relative to.
-    pub(super) position_scale: Option<f32>,
+    pub(crate) position_scale: Option<f32>,
     /// How a wide row's exact values are windowed.
-    pub(super) wide_style: WideStyle,
+    pub(crate) wide_style: WideStyle,
     /// What stands in while the tables are being generated.
-    pub(super) generating: Option<Paragraph<'static>>,
+    pub(crate) generating: Option<Paragraph<'static>>,
     /// The styles in use.
-    pub(super) theme: Theme,
+    pub(crate) theme: Theme,
+}
+
+/// What the position-table pane reads.
+pub(crate) fn input(app: &App) -> Input<'_> {
+    Input {
+        model: app.model(),
+        scheme: app.scheme(),
+        overlay: app.overlay(),
+        current: app.current_token().map(|token| token.position),
+        last_position: app.tokens().last().map_or(0, |token| token.position),
+        position_scale: app.position_scale(),
+        wide_style: app.wide_style(),
+        generating: crate::ui::frame::generating(app),
+        theme: app.theme(),
+    }
 }
 
 /// Which table the pane draws.
@@ -226,7 +245,7 @@ impl Grid {
 
 /// The position-table pane at a width: what it shows and how, built once; the table's rows
 /// are drawn to the room it gets.
-pub(super) struct PositionTable<'a> {
+pub(crate) struct PositionTable<'a> {
     current: Option<usize>,
     generating: Option<Paragraph<'static>>,
     theme: Theme,
@@ -241,7 +260,7 @@ pub(super) struct PositionTable<'a> {
 }
 
 /// The pane at a width, borders included.
-pub(super) fn build(input: Input<'_>, width: u16) -> PositionTable<'_> {
+pub(crate) fn build(input: Input<'_>, width: u16) -> PositionTable<'_> {
     let theme = input.theme;
     let shown = Shown::new(&input);
     let room = usize::from(width.saturating_sub(2));
@@ -253,16 +272,17 @@ pub(super) fn build(input: Input<'_>, width: u16) -> PositionTable<'_> {
         .chain(note)
         .chain([long_size.as_str()])
         .collect();
-    let title = if super::text::display_width(&super::text::title_of(&long, usize::MAX)) <= room {
-        super::text::title_of(&long, room)
-    } else {
-        let short: Vec<&str> = ["Positions", shown.what.as_str()]
-            .into_iter()
-            .chain(note)
-            .chain([short_size.as_str()])
-            .collect();
-        super::text::title_of(&short, room)
-    };
+    let title =
+        if crate::ui::text::display_width(&crate::ui::text::title_of(&long, usize::MAX)) <= room {
+            crate::ui::text::title_of(&long, room)
+        } else {
+            let short: Vec<&str> = ["Positions", shown.what.as_str()]
+                .into_iter()
+                .chain(note)
+                .chain([short_size.as_str()])
+                .collect();
+            crate::ui::text::title_of(&short, room)
+        };
     let width = usize::from(width.saturating_sub(2));
     let grid = Grid::new(&shown, width);
     let caption_style = if shown.warning {
@@ -304,7 +324,7 @@ impl Pane for PositionTable<'_> {
             width,
             ..
         } = *self;
-        let block = super::pane(self.title.clone(), false, theme);
+        let block = crate::ui::frame::pane(self.title.clone(), false, theme);
         let inner = block.inner(area);
         let height = usize::from(inner.height);
         if let Some(message) = &self.generating {

@@ -9,14 +9,14 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::heatmap::HeatScale;
-use super::text::{fit, wrapped};
-use super::vector::window;
 use crate::action::fill_keys;
 use crate::core::analysis::layer0::heads::HeadResult;
 use crate::core::explain::layer0::SentenceRun;
 use crate::core::text::vocabulary::Token;
 use crate::theme::{CURRENT_MARKER, Theme};
+use crate::ui::heatmap::HeatScale;
+use crate::ui::text::{fit, wrapped};
+use crate::ui::vector::window;
 
 /// The most tokens a small map shows (the first ones); the single-head view shows more.
 const MAP_TOKENS: usize = 16;
@@ -254,7 +254,7 @@ fn cells(head: &HeadResult, query: usize, tokens: usize, theme: Theme) -> Vec<Sp
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::layer0::tests::{bert, token};
+    use crate::panes::attention::layer0::tests::{bert, token};
 
     fn screen(overview: &Overview, width: u16, height: u16) -> Vec<String> {
         let area = Rect::new(0, 0, width, height);

@@ -5,14 +5,14 @@
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
-use super::attention::Input;
-use super::text::{wrap_words, wrapped};
+use super::Input;
 use crate::action::fill_keys;
 use crate::app::RealLayer;
 use crate::core::analysis::layer0::Layer0;
 use crate::core::explain::claim::CopyScores;
 use crate::core::explain::layer0::{OwnPositions, SentenceRun};
 use crate::theme::Theme;
+use crate::ui::text::{wrap_words, wrapped};
 
 /// How many distances the copy-score sentence lists.
 const LISTED_DISTANCES: usize = 8;
@@ -137,10 +137,10 @@ pub(super) mod tests {
     use crate::core::analysis::layer0::Unavailable;
     use crate::core::files::{FileSource, OpenOptions, open};
     use crate::core::text::vocabulary::Token;
-    use crate::ui::attention::bare_input;
+    use crate::panes::attention::bare_input;
 
     /// A token read by id, at a position.
-    pub(in crate::ui) fn token(text: &str, id: usize, position: usize) -> Token {
+    pub(crate) fn token(text: &str, id: usize, position: usize) -> Token {
         Token {
             text: text.to_owned(),
             span: 0..0,
@@ -152,7 +152,7 @@ pub(super) mod tests {
     }
 
     /// The small BERT-shaped layer 0 the tests' fixtures hold.
-    pub(in crate::ui) fn bert() -> Arc<Layer0> {
+    pub(crate) fn bert() -> Arc<Layer0> {
         let folder =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
         Arc::new(

@@ -215,7 +215,7 @@ fn side_by_side(
 mod tests {
     use super::*;
     use crate::core::tables::positional::PositionScheme;
-    use crate::ui::similarity::tests::Sentence;
+    use crate::panes::similarity::tests::Sentence;
 
     /// How many rows the fixture's lists hold.
     const LISTED: usize = 5;
