@@ -124,6 +124,9 @@ fn compare_mode_from_the_keyboard() {
     let mut session = Session::launch(&[]);
     session.wait_for_all(&["fox bites the fox", "Weight matrix"]);
     session.press(b"\rc");
+    session.wait_for_all(&["SAME SET OF TOKEN VECTORS", "a shows each word's output"]);
+    // `a`: each word's attention output below the vectors, and the verdict on them.
+    session.press(b"a");
     session.wait_for_all(&["SAME SET OF TOKEN VECTORS", "Attention outputs: identical"]);
     session.press(b"p");
     session.wait_for_all(&["DIFFERENT INPUT VECTORS", "get a different output"]);

@@ -19,13 +19,28 @@ fn compare_mode_without_positions() {
     let terminal = draw(&app, 120, 40);
     let text = screen_text(&terminal);
     assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
-    assert!(text.contains("A and B are identical"), "{text}");
+    // Both means, since the sentence calls them identical.
     assert!(
-        text.contains("identical for all 4 shared words in A and B"),
+        text.contains("A and B are identical (A 0.4323 -0.0636 -0.2804; B 0.4323 -0.0636"),
+        "{text}"
+    );
+    // Attention's verdict waits for the outputs it speaks of: `a` shows them, below.
+    assert!(!text.contains("identical for all 4 shared words"), "{text}");
+    assert!(
+        text.contains("a shows each word's output in A and in B"),
         "{text}"
     );
     assert!(!text.contains("leaves a trace"), "{text}");
     assert_snapshot!(terminal.backend());
+    press(&mut app, &[KeyCode::Char('a')]);
+    let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
+    assert!(
+        text.contains("identical for all 4 shared words in A and B"),
+        "{text}"
+    );
+    assert_eq!(vector_rows(&text).len(), 4, "{text}");
+    assert_eq!(table_rows(&text).len(), 4, "{text}");
 }
 
 #[test]
@@ -33,11 +48,17 @@ fn compare_mode_with_learned_positions() {
     let mut app = at_second_fox();
     press(&mut app, &[KeyCode::Char('c'), KeyCode::Char('p')]);
     let text = screen_text(&draw(&app, 120, 40));
+    assert!(text.contains("DIFFERENT INPUT VECTORS"), "{text}");
+    // The columns hold the input vectors now: the token vectors' claim has no numbers here.
+    assert!(!text.contains("Token vectors: the same set"), "{text}");
+    press(&mut app, &[KeyCode::Char('a')]);
+    let text = screen_text(&draw(&app, 120, 40));
     assert!(
         text.contains("all 4 shared words get a different output"),
         "{text}"
     );
-    assert!(text.contains("DIFFERENT INPUT VECTORS"), "{text}");
+    press(&mut app, &[KeyCode::Char('a')]);
+    let text = screen_text(&draw(&app, 120, 40));
     assert!(!text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
     assert!(!text.contains("0.0000)"), "{text}");
     for width in [50, 80, 200] {
@@ -113,11 +134,12 @@ fn compare_mode_at_80_by_24_and_200_by_60() {
             let text = screen_text(&terminal);
             if positions {
                 assert!(text.contains("DIFFERENT INPUT VECTORS"), "{text}");
-                assert!(text.contains("get a different output"), "{text}");
             } else {
                 assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
-                assert!(text.contains("Attention outputs: identical"), "{text}");
             }
+            // No verdict on outputs that are not on screen.
+            assert!(!text.contains("get a different output"), "{text}");
+            assert!(!text.contains("Attention outputs: identical"), "{text}");
             if width == 200 {
                 assert!(text.contains("╭ Picture · token"), "{text}");
             }
@@ -148,13 +170,28 @@ fn comparing_outputs() -> App {
     app
 }
 
-/// The rows of a screen that are compare mode's outputs table: a token's marker first.
-fn table_rows(text: &str) -> Vec<&str> {
+/// The rows of a screen that are compare mode's tables: a mark first, then a word (the
+/// outputs table) or its position (the vectors' columns).
+fn marked_rows(text: &str, position_first: bool) -> Vec<&str> {
     text.lines()
         .map(|line| line.trim_matches(['"', '│']))
         .filter(|line| line.starts_with("= ") || line.starts_with("≠ "))
         .filter(|line| !line.contains("SET OF") && !line.contains("VECTORS"))
+        .filter(|line| {
+            let after = line.chars().skip(1).collect::<String>();
+            after.trim_start().starts_with(|c: char| c.is_ascii_digit()) == position_first
+        })
         .collect()
+}
+
+/// The rows of compare mode's outputs table.
+fn table_rows(text: &str) -> Vec<&str> {
+    marked_rows(text, false)
+}
+
+/// The rows of compare mode's vectors: both sentences' words, side by side.
+fn vector_rows(text: &str) -> Vec<&str> {
+    marked_rows(text, true)
 }
 
 #[test]
@@ -166,6 +203,9 @@ fn compare_mode_puts_each_words_attention_output_in_a_and_b_side_by_side() {
     // Each word's output in A and in B on one line: the same numbers, Δ 0, bit for bit.
     let rows = table_rows(&text);
     assert_eq!(rows.len(), 5, "{text}");
+    // The vectors stay above them: the sets the verdicts speak of are on screen too.
+    assert_eq!(vector_rows(&text).len(), 5, "{text}");
+    assert!(text.contains("SAME SET OF TOKEN VECTORS"), "{text}");
     assert!(
         rows.contains(
             &"= dog   1 -0.1604 -0.3055  0.2211  3 -0.1604 -0.3055  0.2211  0 bit for bit   "

@@ -283,7 +283,7 @@ fn the_compare_mode_judges_on_the_models_own_layer() {
         usize::MAX,
     );
     press(&mut app, &[KeyCode::Enter]);
-    type_text(&mut app, "c");
+    type_text(&mut app, "ca");
     let text = screen(&app, 200, 60);
     assert!(text.contains("the model's own layer 0"), "{text}");
     assert!(
@@ -502,7 +502,7 @@ fn llama_compare(keys: &str) -> (App, String) {
 
 #[test]
 fn compare_mode_on_an_ids_only_model_compares_the_ids() {
-    let (mut app, compare) = llama_compare("c");
+    let (mut app, compare) = llama_compare("ca");
     assert!(compare.contains("A: 5 1 2 5 3 4"), "{compare}");
     assert!(compare.contains("B: 4 3 5 2 1 5"), "{compare}");
     assert!(compare.contains("SAME SET OF TOKEN VECTORS"), "{compare}");
@@ -527,7 +527,7 @@ fn compare_mode_on_an_ids_only_model_compares_the_ids() {
 
 #[test]
 fn positions_on_a_rope_model_are_its_rotation_in_every_pane() {
-    let (mut app, compare) = llama_compare("cp");
+    let (mut app, compare) = llama_compare("cpa");
     assert!(compare.contains("Compare · RoPE positions"), "{compare}");
     assert!(
         compare.contains("With its position information"),
@@ -535,8 +535,9 @@ fn positions_on_a_rope_model_are_its_rotation_in_every_pane() {
     );
     let text = screen(&app, 120, 40);
     assert!(!text.contains("learned"), "{text}");
-    // The explorer's lookups, readout and attention name the rotation too.
-    type_text(&mut app, "c");
+    // The explorer's lookups, readout and attention name the rotation too (`a` back to the
+    // vectors first, then `c` leaves compare mode).
+    type_text(&mut app, "ac");
     let text = screen(&app, 120, 40);
     assert!(
         text.contains("RoPE adds nothing to the embeddings"),

@@ -82,8 +82,19 @@ fn lesson_first_step_before_and_after_its_answer_at_80_by_24() {
 const EVIDENCE: [&[&str]; 6] = [
     &["◇0 fox #2", "▶3 fox #2"],
     &["fox ×2 → row 2", "wired to nothing"],
-    &["SAME SET OF TOKEN VECTORS", "0 bit for bit"],
-    &["DIFFERENT INPUT VECTORS", "get a different output"],
+    // The word-order steps: both orders' vectors ('dog' at 0 in A, by its numbers) and each
+    // word's attention output in both, as the answers speak of both.
+    &[
+        "SAME SET OF TOKEN VECTORS",
+        "-0.4015  0.9666 -1.1481",
+        "0 bit for bit",
+    ],
+    &[
+        "DIFFERENT INPUT VECTORS",
+        "-2.5352  2.0189 -1.5366",
+        // 'man' at 0 in B: its output there, and Δ, how far it is from its output in A.
+        "0 -0.0989 -0.1625  0.2964  0.72",
+    ],
     &["RoPE adds nothing to the embeddings"],
     &["Lookups · token + learned position"],
 ];

@@ -106,10 +106,11 @@ impl App {
             Setup::RepeatedWord | Setup::NoPositionInput => {
                 (false, Detail::Lookups, false, PositionScheme::Learned)
             }
-            // The word-order step shows each word's attention output in both orders: the
-            // numbers behind "it cannot tell who bit whom".
+            // The word-order steps show both orders' vectors and, below them, each word's
+            // attention output in both: the numbers behind "the same set" and "it cannot tell
+            // who bit whom", and behind "the sets differ, and so do attention's outputs".
             Setup::WordOrder => (true, Detail::Attention, false, PositionScheme::Learned),
-            Setup::PositionsAdded => (true, Detail::Lookups, true, PositionScheme::Learned),
+            Setup::PositionsAdded => (true, Detail::Attention, true, PositionScheme::Learned),
             Setup::InsideAttention => (false, Detail::Attention, true, PositionScheme::Rope),
             Setup::Summary => (false, Detail::Lookups, true, PositionScheme::Learned),
         };

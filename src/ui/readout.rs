@@ -333,18 +333,20 @@ fn compare_lines(input: &Input) -> Vec<Line<'static>> {
             "Compare mode: two sentences (at first the same words in two orders), through the \
              model's own embedding layer and its own first attention layer.",
             "{TogglePositions} gives both the model's positions or takes them away: watch the \
-             badge and the layer-0 line. {ShowDetail(Attention)} shows each word's output in A \
-             and B side by side ({PreviousHead} {NextHead} choose a head). {FocusInput} edits \
-             A, {FocusOther} edits B; {ToggleCompare} leaves.",
+             badge. {ShowDetail(Attention)} shows each word's output in A and B side by side, \
+             below the vectors when both fit, and the layer-0 line that judges them \
+             ({PreviousHead} {NextHead} choose a head). {FocusInput} edits A, {FocusOther} \
+             edits B; {ToggleCompare} leaves.",
         )
     } else {
         (
             "Compare mode: two sentences (at first the same words in two orders), through the \
              same layer and the same attention head.",
             "{TogglePositions} adds position vectors and {CycleScheme} cycles the schemes: watch \
-             the badge and the attention line. {ShowDetail(Attention)} shows each word's output \
-             in A and B side by side. {ToggleCausal} switches on the causal mask of decoder \
-             models. {FocusInput} edits A, {FocusOther} edits B; {ToggleCompare} leaves.",
+             the badge. {ShowDetail(Attention)} shows each word's output in A and B side by \
+             side, below the vectors when both fit, and the attention line that judges them. \
+             {ToggleCausal} switches on the causal mask of decoder models. {FocusInput} edits \
+             A, {FocusOther} edits B; {ToggleCompare} leaves.",
         )
     };
     vec![

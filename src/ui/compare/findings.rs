@@ -7,12 +7,13 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::Input;
-use super::compare_outputs::OutputsTable;
 use crate::action::fill_keys;
 use crate::core::analysis::compare::{Comparison, Wording};
 use crate::core::explain::claim::Verdict;
 use crate::core::explain::layer0::OwnPositions;
 use crate::core::explain::verdict::VectorMatch;
+use crate::theme::Theme;
+use crate::ui::compare_outputs::OutputsTable;
 use crate::ui::room::Room;
 use crate::ui::text::{fit, wrap_words};
 
@@ -23,17 +24,55 @@ pub(super) type Priority = u8;
 /// may be shown cut short in rows that would stand empty.
 pub(super) const EXPLANATION: Priority = 5;
 
-/// The findings in reading order, each with its priority: the badge and what was left out,
-/// then attention's verdict (what the lesson's word-order steps point at), the input and token
-/// vectors, any words looked up under different ids, the mean, and last the explanations.
+/// Which table on the pane holds a finding's numbers: a finding is said only while they are
+/// on screen, and some are said only while they are not (a pointer to the key that shows
+/// them), so no sentence claims what the learner cannot check beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Evidence {
+    /// Its numbers are in the sentence itself, or it explains rather than claims.
+    InItself,
+    /// The vectors' columns (the token vectors, or the input vectors while positions are on).
+    Vectors,
+    /// The outputs table.
+    Outputs,
+    /// Said in place of a vectors finding while the vectors are not on screen.
+    NoVectors,
+    /// Said in place of an outputs finding while the outputs are not on screen.
+    NoOutputs,
+}
+
+/// Which tables the pane draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Tables {
+    /// Both sentences' vectors, side by side.
+    pub(super) vectors: bool,
+    /// Each word's attention output in A and B.
+    pub(super) outputs: bool,
+}
+
+impl Evidence {
+    /// Whether a finding with this evidence is said while `tables` are drawn.
+    pub(super) fn shown(self, tables: Tables) -> bool {
+        match self {
+            Self::InItself => true,
+            Self::Vectors => tables.vectors,
+            Self::Outputs => tables.outputs,
+            Self::NoVectors => !tables.vectors,
+            Self::NoOutputs => !tables.outputs,
+        }
+    }
+}
+
+/// The findings in reading order, each with its priority and where its numbers are: the badge
+/// and what was left out, then attention's verdict (what the lesson's word-order steps point
+/// at), the input and token vectors, any words looked up under different ids, the mean, and
+/// last the explanations.
 pub(super) fn prioritised_summary(
     input: &Input,
     comparison: &Comparison,
-    outputs: Option<&OutputsTable>,
-) -> Vec<(Priority, Line<'static>)> {
+) -> Vec<(Priority, Line<'static>, Evidence)> {
     let theme = input.theme;
     let verdicts = &comparison.verdicts;
-    let [a, _] = &comparison.sentences;
     let different = theme.warning().add_modifier(Modifier::REVERSED);
     let (badge, style) = match verdicts.same_input_vectors {
         Some(true) => (" = SAME SET OF INPUT VECTORS ", theme.current()),
@@ -49,57 +88,83 @@ pub(super) fn prioritised_summary(
     } else {
         Style::new()
     };
-    let mut lines = vec![(
-        0,
-        Line::from(vec![
-            Span::styled(badge, style),
-            Span::raw(" "),
-            Span::styled(verdicts.wording_sentence(), wording_style),
-        ]),
-    )];
+    let wording = Span::styled(verdicts.wording_sentence(), wording_style);
+    // The badge speaks of the vectors; without them on screen the wording stands alone (its
+    // tokens are in the outputs table).
+    let mut lines = vec![
+        (
+            0,
+            Line::from(vec![
+                Span::styled(badge, style),
+                Span::raw(" "),
+                wording.clone(),
+            ]),
+            Evidence::Vectors,
+        ),
+        (0, Line::from(wording), Evidence::NoVectors),
+    ];
     if let Some(note) = comparison.left_out_note() {
-        lines.insert(0, (0, Line::styled(note, theme.warning())));
+        lines.insert(
+            0,
+            (0, Line::styled(note, theme.warning()), Evidence::InItself),
+        );
     }
-    lines.push((3, Line::raw(verdicts.token_sentence())));
+    // The token vectors are the columns while positions are off; once they are on, the
+    // columns hold the input vectors, and the token vectors' claim would have no numbers.
+    if verdicts.same_input_vectors.is_none() {
+        lines.push((3, Line::raw(verdicts.token_sentence()), Evidence::Vectors));
+    }
     if let Some(sentence) = verdicts.input_sentence(comparison.scheme) {
-        lines.push((2, Line::raw(sentence)));
+        lines.push((2, Line::raw(sentence), Evidence::Vectors));
     }
-    let real = real_layer_line(input);
-    let seeded = real.is_none();
-    if let Some(line) = real {
-        lines.push((1, line));
-    } else {
+    let seeded = input.layer0.is_none();
+    let (verdict, evidence) = real_layer_line(input).unwrap_or_else(|| {
         let attention_style = if verdicts.attention.is_identical() {
             theme.finding()
         } else {
             theme.warning()
         };
-        lines.push((
-            1,
+        (
             Line::styled(verdicts.attention_sentence(), attention_style),
-        ));
+            Evidence::Outputs,
+        )
+    });
+    lines.push((1, verdict, evidence));
+    if evidence == Evidence::Outputs && input.keys {
+        lines.push((1, outputs_pointer(seeded, theme), Evidence::NoOutputs));
     }
-    let legend = match outputs {
-        Some(_) => Some(OutputsTable::legend().to_owned()),
-        None => legend(comparison),
-    };
-    if let Some(legend) = legend {
-        lines.push((6, Line::styled(legend, theme.muted())));
+    if let Some(legend) = legend(comparison) {
+        lines.push((6, Line::styled(legend, theme.muted()), Evidence::Vectors));
     }
+    lines.push((
+        6,
+        Line::styled(OutputsTable::legend(), theme.muted()),
+        Evidence::Outputs,
+    ));
     // The causes explain the seeded head's outputs; the model's own verdict says its own.
     for cause in verdicts.causes.iter().filter(|_| seeded) {
-        lines.push((5, Line::styled(cause.to_string(), theme.muted())));
+        lines.push((
+            5,
+            Line::styled(cause.to_string(), theme.muted()),
+            Evidence::InItself,
+        ));
     }
     for difference in &comparison.id_differences {
-        lines.push((2, Line::styled(difference.clone(), theme.warning())));
+        lines.push((
+            2,
+            Line::styled(difference.clone(), theme.warning()),
+            Evidence::InItself,
+        ));
     }
-    let [_, b] = &comparison.sentences;
-    // Both means when they differ, so the difference can be read off the numbers.
+    lines.push((4, mean_line(comparison, theme), Evidence::InItself));
+    lines
+}
+
+/// The mean token vectors of A and B, and whether they are equal: both means always, since a
+/// claim that they are equal shows both.
+fn mean_line(comparison: &Comparison, theme: Theme) -> Line<'static> {
+    let [a, b] = &comparison.sentences;
     let (mean, values) = match comparison.mean_match() {
-        VectorMatch::Identical => (
-            Span::styled("are identical", theme.finding()),
-            format!(" ({})", preview(a.mean_token_vector.view())),
-        ),
         VectorMatch::NotNumbers => (
             Span::styled(
                 "are not comparable: they hold non-numbers (NaN or infinity)",
@@ -107,39 +172,55 @@ pub(super) fn prioritised_summary(
             ),
             String::new(),
         ),
-        found @ (VectorMatch::LastBit(_) | VectorMatch::DiffersBy(_)) => (
-            Span::styled(format!("differ {}", found.extent()), theme.warning()),
-            format!(
-                " (A {}; B {})",
-                preview(a.mean_token_vector.view()),
-                preview(b.mean_token_vector.view())
-            ),
-        ),
+        found => {
+            let said = match found {
+                VectorMatch::Identical => Span::styled("are identical", theme.finding()),
+                found => Span::styled(format!("differ {}", found.extent()), theme.warning()),
+            };
+            (
+                said,
+                format!(
+                    " (A {}; B {})",
+                    preview(a.mean_token_vector.view()),
+                    preview(b.mean_token_vector.view())
+                ),
+            )
+        }
     };
-    lines.push((
-        4,
-        Line::from(vec![
-            Span::raw("Mean token vector (a summary that ignores order): A and B "),
-            mean,
-            Span::raw(values),
-        ]),
-    ));
-    lines
+    Line::from(vec![
+        Span::raw("Mean token vector (a summary that ignores order): A and B "),
+        mean,
+        Span::raw(values),
+    ])
+}
+
+/// Where each word's attention output is, while the pane shows only the vectors.
+fn outputs_pointer(seeded: bool, theme: Theme) -> Line<'static> {
+    let text = if seeded {
+        "Attention outputs: {ShowDetail(Attention)} shows each word's output in A and in B, \
+         below these vectors when both fit."
+    } else {
+        "The model's own layer 0: {ShowDetail(Attention)} shows each word's output in A and in \
+         B, below these vectors when both fit ({PreviousHead} {NextHead} choose a head)."
+    };
+    Line::styled(fill_keys(text), theme.muted())
 }
 
 /// The model's own layer 0 on both sentences, when the model has one: its verdict, computed
-/// in `core::explain::claim`.
-fn real_layer_line(input: &Input) -> Option<Line<'static>> {
+/// in `core::explain::claim` (its numbers are the outputs table's), or what stands in for it.
+fn real_layer_line(input: &Input) -> Option<(Line<'static>, Evidence)> {
     let theme = input.theme;
     let (layer, pair) = input.layer0?;
-    let (text, style) = match pair {
+    let (text, style, evidence) = match pair {
         None => (
             "The model's own layer 0: computing both sentences…".to_owned(),
             theme.muted(),
+            Evidence::InItself,
         ),
         Some(Err(why)) => (
             format!("The model's own layer 0 cannot run on these sentences: {why}."),
             theme.warning(),
+            Evidence::InItself,
         ),
         Some(Ok(real)) => {
             let style = if real.judgement.verdict == Verdict::Identical {
@@ -165,10 +246,11 @@ fn real_layer_line(input: &Input) -> Option<Line<'static>> {
                     layer.heads()
                 ),
                 style,
+                Evidence::Outputs,
             )
         }
     };
-    Some(Line::styled(text, style))
+    Some((Line::styled(text, style), evidence))
 }
 
 /// What a label such as `B2` and the `=`/`≠` marks mean, said once with a real example.

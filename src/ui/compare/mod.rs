@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 mod findings;
 
-use findings::{Priority, fitted, prioritised_summary};
+use findings::{Evidence, Priority, Tables, fitted, prioritised_summary};
 
 use super::compare_outputs::{self, OutputsTable};
 use super::pane::Pane;
@@ -62,7 +62,8 @@ pub(super) struct Compare<'a> {
     theme: Theme,
     title: String,
     body: Body<'a>,
-    /// Each word's attention output in A and B, when they are shown instead of the vectors.
+    /// Each word's attention output in A and B, when they are shown: below the vectors when
+    /// both fit, else in their place.
     outputs: Option<OutputsTable<'a>>,
 }
 
@@ -70,11 +71,11 @@ pub(super) struct Compare<'a> {
 enum Body<'a> {
     /// Why there is nothing to compare yet.
     Message(Box<Paragraph<'static>>),
-    /// Both sentences, and the findings with their priority and the rows each takes when
-    /// wrapped.
+    /// Both sentences, and the findings with their priority, the rows each takes when
+    /// wrapped, and which table holds its numbers.
     Comparison {
         comparison: &'a Comparison,
-        findings: Vec<(Priority, Line<'static>, usize)>,
+        findings: Vec<(Priority, Line<'static>, usize, Evidence)>,
     },
 }
 
@@ -95,7 +96,7 @@ pub(super) fn build(input: Input<'_>, width: u16) -> Compare<'_> {
         "{} {}",
         key(&Action::ShowDetail(Detail::Attention)),
         if outputs.is_some() {
-            "vectors"
+            "vectors only"
         } else {
             "outputs"
         }
@@ -113,11 +114,11 @@ pub(super) fn build(input: Input<'_>, width: u16) -> Compare<'_> {
     let body = match input.comparison {
         Ok(comparison) => Body::Comparison {
             comparison,
-            findings: prioritised_summary(&input, comparison, outputs.as_ref())
+            findings: prioritised_summary(&input, comparison)
                 .into_iter()
-                .map(|(priority, line)| {
+                .map(|(priority, line, evidence)| {
                     let rows = wrapped_rows(&line, inner);
-                    (priority, line, rows)
+                    (priority, line, rows, evidence)
                 })
                 .collect(),
         },
@@ -155,8 +156,8 @@ fn wrapped_rows(line: &Line<'static>, width: u16) -> usize {
 }
 
 impl Pane for Compare<'_> {
-    /// Both sentences' tokens and a header, the findings as wrapped, borders; three lines for
-    /// what stands in for them.
+    /// Both sentences' tokens and a header, each word's outputs when they are shown, the
+    /// findings as wrapped, borders; three lines for what stands in for them.
     fn height(&self) -> usize {
         match &self.body {
             Body::Message(_) => 3 + 2,
@@ -164,11 +165,12 @@ impl Pane for Compare<'_> {
                 comparison,
                 findings,
             } => {
-                let table = self
-                    .outputs
-                    .as_ref()
-                    .map_or_else(|| rows(comparison) + 1, OutputsTable::height);
-                table + findings.iter().map(|(_, _, rows)| rows).sum::<usize>() + 2
+                let tables = Tables {
+                    vectors: true,
+                    outputs: self.outputs.is_some(),
+                };
+                let rows: usize = said(findings, tables).iter().map(|(_, _, rows)| rows).sum();
+                self.tables_height(comparison, tables) + rows + 2
             }
         }
     }
@@ -188,50 +190,120 @@ impl Pane for Compare<'_> {
                 return;
             }
         };
+        let tables = self.tables(comparison, inner.height);
+        let findings = said(findings, tables);
         // A long sentence's rows must not push the findings (and what was left out) off screen.
         let finding_rows: usize = findings.iter().map(|(_, _, rows)| rows).sum();
         let summary_room = u16::try_from(finding_rows)
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
-        let table_height = self
-            .outputs
-            .as_ref()
-            .map_or_else(|| rows(comparison) + 1, OutputsTable::height);
-        let columns_height = u16::try_from(table_height)
-            .unwrap_or(u16::MAX)
-            .min(inner.height.saturating_sub(summary_room));
+        let table_height =
+            u16::try_from(self.tables_height(comparison, tables)).unwrap_or(u16::MAX);
+        // Both tables are drawn only when both fit whole (`tables`); one alone gives way.
+        let columns_height = if tables.vectors && tables.outputs {
+            table_height
+        } else {
+            table_height.min(inner.height.saturating_sub(summary_room))
+        };
         let [columns, summary] = inner.layout(&Layout::vertical([
             Constraint::Length(columns_height),
             Constraint::Fill(1),
         ]));
-        if let Some(table) = &self.outputs {
-            let room = usize::from(columns.height);
-            Paragraph::new(table.lines(columns.width, room)).render(columns, buf);
+        let [vectors, outputs] = if tables.vectors && tables.outputs {
+            let vectors_height = u16::try_from(rows(comparison) + 1).unwrap_or(u16::MAX);
+            columns.layout(&Layout::vertical([
+                Constraint::Length(vectors_height),
+                Constraint::Fill(1),
+            ]))
         } else {
-            let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
-            let room = usize::from(columns.height);
-            for (index, column) in [left, right].into_iter().enumerate() {
-                let mut lines = self.sentence_lines(comparison, index, column.width);
-                // Tokens that do not fit are counted, never cut silently.
-                if lines.len() > room && room >= 2 {
-                    let left_out = lines.len() - (room - 1);
-                    lines.truncate(room - 1);
-                    lines.push(Line::styled(
-                        super::text::fit(
-                            &format!("▼ {left_out} more: a taller terminal shows them"),
-                            usize::from(column.width),
-                        ),
-                        theme.muted(),
-                    ));
-                }
-                Paragraph::new(lines).render(column, buf);
-                record_words(comparison, index, column, room, hits);
-            }
+            [columns; 2]
+        };
+        if let (Some(table), true) = (&self.outputs, tables.outputs) {
+            let room = usize::from(outputs.height);
+            Paragraph::new(table.lines(outputs.width, room)).render(outputs, buf);
         }
-        let findings = fitted(findings, summary, theme.muted());
+        if tables.vectors {
+            self.render_vectors(comparison, vectors, buf, hits);
+        }
+        let findings = fitted(&findings, summary, theme.muted());
         Paragraph::new(findings)
             .wrap(Wrap { trim: true })
             .render(summary, buf);
+    }
+}
+
+/// The findings said while `tables` are drawn, with their priorities and rows.
+fn said(
+    findings: &[(Priority, Line<'static>, usize, Evidence)],
+    tables: Tables,
+) -> Vec<(Priority, Line<'static>, usize)> {
+    findings
+        .iter()
+        .filter(|(_, _, _, evidence)| evidence.shown(tables))
+        .map(|(priority, line, rows, _)| (*priority, line.clone(), *rows))
+        .collect()
+}
+
+impl Compare<'_> {
+    /// Which tables a pane of `height` rows inside its borders draws: the vectors alone; or,
+    /// with the outputs asked for, both when both fit whole with two rows left (a finding and
+    /// the count of those left out), else the outputs alone.
+    fn tables(&self, comparison: &Comparison, height: u16) -> Tables {
+        let Some(table) = &self.outputs else {
+            return Tables {
+                vectors: true,
+                outputs: false,
+            };
+        };
+        let both = rows(comparison) + 1 + table.height();
+        Tables {
+            vectors: both + 2 <= usize::from(height),
+            outputs: true,
+        }
+    }
+
+    /// The rows `tables` take.
+    fn tables_height(&self, comparison: &Comparison, tables: Tables) -> usize {
+        let vectors = if tables.vectors {
+            rows(comparison) + 1
+        } else {
+            0
+        };
+        let outputs = match (&self.outputs, tables.outputs) {
+            (Some(table), true) => table.height(),
+            _ => 0,
+        };
+        vectors + outputs
+    }
+
+    /// Both sentences' vectors side by side in `columns`, the words a click steps to recorded.
+    fn render_vectors(
+        &self,
+        comparison: &Comparison,
+        columns: Rect,
+        buf: &mut Buffer,
+        hits: &mut HitMap,
+    ) {
+        let theme = self.theme;
+        let [left, right] = columns.layout(&Layout::horizontal([Constraint::Fill(1); 2]));
+        let room = usize::from(columns.height);
+        for (index, column) in [left, right].into_iter().enumerate() {
+            let mut lines = self.sentence_lines(comparison, index, column.width);
+            // Tokens that do not fit are counted, never cut silently.
+            if lines.len() > room && room >= 2 {
+                let left_out = lines.len() - (room - 1);
+                lines.truncate(room - 1);
+                lines.push(Line::styled(
+                    super::text::fit(
+                        &format!("▼ {left_out} more: a taller terminal shows them"),
+                        usize::from(column.width),
+                    ),
+                    theme.muted(),
+                ));
+            }
+            Paragraph::new(lines).render(column, buf);
+            record_words(comparison, index, column, room, hits);
+        }
     }
 }
 
