@@ -7,8 +7,10 @@ use std::sync::atomic::{self, AtomicBool};
 
 use ndarray::{Array1, Array2, ArrayView1};
 
-use crate::core::tables::simd::with_features;
-use crate::core::tables::table::{StoredRow, Table, widen_bf16};
+use crate::core::tables::table::{StoredRow, Table};
+
+mod sums;
+use sums::{dot, dots_and_norms_squared};
 
 /// The cosine similarity of every pair of vectors: entry `[i, j]` is `cos(v_i, v_j)`.
 ///
@@ -136,6 +138,10 @@ enum Scanned {
     Best(Best),
 }
 
+/// Rows summed in one call of [`dots_and_norms_squared`]: enough that choosing its path
+/// costs nothing, few enough that their sums stay in the nearest cache.
+const ROWS_SUMMED_TOGETHER: usize = 64;
+
 /// The best `k` rows of `range` by cosine with `query`.
 fn scan_rows(
     table: &Table,
@@ -145,25 +151,40 @@ fn scan_rows(
     range: std::ops::Range<usize>,
     stop: &AtomicBool,
 ) -> Scanned {
+    let width = query.len();
     let mut best = Best::with_capacity(k + 1);
+    let mut sums = [(0.0, 0.0); ROWS_SUMMED_TOGETHER];
+    let mut widened = Vec::new();
     for start in range.clone().step_by(ROWS_BETWEEN_LOOKS) {
         if stop.load(atomic::Ordering::Relaxed) {
             return Scanned::Stopped;
         }
         let end = (start + ROWS_BETWEEN_LOOKS).min(range.end);
-        let ready = table.for_each_stored_row_in(start..end, |id, row| {
-            let (dot, row_norm_squared) = dot_and_norm_squared(query, row);
-            if row_norm_squared <= 0.0 {
-                return;
+        for first in (start..end).step_by(ROWS_SUMMED_TOGETHER) {
+            let rows = first..(first + ROWS_SUMMED_TOGETHER).min(end);
+            let sums = &mut sums[..rows.len()];
+            // Read in place where the table stores its rows side by side, else widened first.
+            if let Some(stored) = table.stored_rows_in(rows.clone()) {
+                dots_and_norms_squared(query, stored, sums);
+            } else {
+                widened.resize(rows.len() * width, 0.0);
+                let ready = table.for_each_stored_row_in(rows.clone(), |id, row| {
+                    row.widen_into(&mut widened[(id - first) * width..][..width]);
+                });
+                if !ready {
+                    return Scanned::NotReady;
+                }
+                dots_and_norms_squared(query, StoredRow::F32(&widened), sums);
             }
-            let cosine = dot / (query_norm * row_norm_squared.sqrt());
-            if cosine.is_nan() {
-                return;
+            for (id, &(dot, row_norm_squared)) in rows.zip(sums.iter()) {
+                if row_norm_squared <= 0.0 {
+                    continue;
+                }
+                let cosine = dot / (query_norm * row_norm_squared.sqrt());
+                if !cosine.is_nan() {
+                    keep(&mut best, Candidate { cosine, id }, k);
+                }
             }
-            keep(&mut best, Candidate { cosine, id }, k);
-        });
-        if !ready {
-            return Scanned::NotReady;
         }
     }
     Scanned::Best(best)
@@ -241,236 +262,6 @@ impl PartialEq for Candidate {
 
 impl Eq for Candidate {}
 
-/// The dot product of two vectors and the squared length of the second, in f64: one pass
-/// over the row, and the same bits as [`dot`] would give for each.
-///
-/// A bfloat16 row is widened as it goes (a bfloat16 is the top half of a float32: widening is
-/// exact), with the same sums in the same order, so the same bits as the widened row gives; no
-/// row buffer is filled first. With AVX-512 or AVX2 (and FMA) the same arithmetic is written
-/// in their instructions, the widening done in registers, the same sums in the same order
-/// lane by lane, so the same bits on every machine. They add each product with a fused
-/// multiply-add, which rounds once where the portable code rounds the product and then the
-/// sum: the same bits, because the product of two float32 numbers is exact in f64 (24 + 24
-/// significant bits fit in 53, and its exponent in f64's range), so rounding it changes
-/// nothing. One instruction rather than two for each product took a fifth off the scan's CPU
-/// time. (Left to the compiler, the AVX-512 copy of the portable loop passed every widened
-/// chunk through the stack and took twice as long.)
-fn dot_and_norm_squared(query: &[f64], row: StoredRow) -> (f64, f64) {
-    with_features!(
-        ["avx512f", "avx512bw"] => dot_and_norm_squared_avx512(query, row),
-        ["avx2", "fma"] => dot_and_norm_squared_avx2(query, row),
-        else dot_and_norm_squared_portable(query, row),
-    )
-}
-
-/// [`dot_and_norm_squared`] in AVX-512 instructions: the sixteen f64 running sums fill two
-/// registers for the dot product and two for the squares, and each chunk of sixteen numbers
-/// is widened in registers (bfloat16 → float32 is a shift, float32 → f64 exact), and each
-/// product added lane by lane as [`Lanes::add_widened`] and [`Lanes::add`] add it, by a fused
-/// multiply-add (the product is exact, so the same bits: see [`dot_and_norm_squared`]). A
-/// last, shorter chunk goes through [`Lanes`] itself.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-#[expect(
-    unsafe_code,
-    reason = "vector loads from raw pointers into slices whose lengths are checked first"
-)]
-fn dot_and_norm_squared_avx512(query: &[f64], row: StoredRow) -> (f64, f64) {
-    use std::arch::x86_64::{
-        __m512d, __m512i, _mm256_castpd_ps, _mm256_loadu_si256, _mm512_castps_pd,
-        _mm512_castps512_ps256, _mm512_castsi512_ps, _mm512_cvtepu16_epi32, _mm512_cvtps_pd,
-        _mm512_extractf64x4_pd, _mm512_fmadd_pd, _mm512_loadu_pd, _mm512_loadu_ps,
-        _mm512_setzero_pd, _mm512_slli_epi32, _mm512_storeu_pd,
-    };
-    let len = row.len();
-    assert_eq!(query.len(), len, "a query as wide as the row");
-    let whole = len - len % LANES;
-    let mut dots = [_mm512_setzero_pd(); 2];
-    let mut squares = [_mm512_setzero_pd(); 2];
-    for chunk in (0..whole).step_by(LANES) {
-        // SAFETY: AVX-512F and BW are there (this function's features, detected by its
-        // caller); the load reads LANES numbers at `chunk <= whole - LANES`, inside the row.
-        let numbers = unsafe {
-            match row {
-                StoredRow::F32(numbers) => _mm512_loadu_ps(numbers.as_ptr().add(chunk)),
-                StoredRow::Bf16(bytes) => {
-                    let halves: __m512i = _mm512_cvtepu16_epi32(_mm256_loadu_si256(
-                        bytes.as_ptr().add(2 * chunk).cast(),
-                    ));
-                    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(halves))
-                }
-            }
-        };
-        let wide: [__m512d; 2] = [
-            _mm512_cvtps_pd(_mm512_castps512_ps256(numbers)),
-            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(
-                _mm512_castps_pd(numbers),
-            ))),
-        ];
-        for half in 0..2 {
-            // SAFETY: eight f64s at `chunk + 8 * half <= whole - 8`, inside the query.
-            let q = unsafe { _mm512_loadu_pd(query.as_ptr().add(chunk + 8 * half)) };
-            dots[half] = _mm512_fmadd_pd(q, wide[half], dots[half]);
-            squares[half] = _mm512_fmadd_pd(wide[half], wide[half], squares[half]);
-        }
-    }
-    let mut sums = (Lanes::default(), Lanes::default());
-    for half in 0..2 {
-        // SAFETY: each store writes eight f64s into eight of the sixteen.
-        unsafe {
-            _mm512_storeu_pd(sums.0.0[8 * half..].as_mut_ptr(), dots[half]);
-            _mm512_storeu_pd(sums.1.0[8 * half..].as_mut_ptr(), squares[half]);
-        }
-    }
-    add_tail(&mut sums, &query[whole..], row, whole);
-    (sums.0.total(), sums.1.total())
-}
-/// [`dot_and_norm_squared_avx512`] in AVX2 and FMA instructions: the sixteen f64 running sums
-/// fill four registers for the dot product and four for the squares, with the same fused
-/// multiply-adds lane by lane, so the same bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-#[expect(
-    unsafe_code,
-    reason = "vector loads from raw pointers into slices whose lengths are checked first"
-)]
-fn dot_and_norm_squared_avx2(query: &[f64], row: StoredRow) -> (f64, f64) {
-    use std::arch::x86_64::{
-        __m256d, _mm_loadu_si128, _mm256_castps256_ps128, _mm256_castsi256_ps,
-        _mm256_cvtepu16_epi32, _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_pd,
-        _mm256_loadu_pd, _mm256_loadu_ps, _mm256_setzero_pd, _mm256_slli_epi32, _mm256_storeu_pd,
-    };
-    /// Float32 numbers in one AVX2 register.
-    const EIGHT: usize = 8;
-    let len = row.len();
-    assert_eq!(query.len(), len, "a query as wide as the row");
-    let whole = len - len % LANES;
-    let mut dots = [_mm256_setzero_pd(); 4];
-    let mut squares = [_mm256_setzero_pd(); 4];
-    for chunk in (0..whole).step_by(LANES) {
-        for eighth in 0..2 {
-            let at = chunk + EIGHT * eighth;
-            // SAFETY: AVX2 is there (this function's feature, detected by its caller); the
-            // load reads eight numbers at `at <= whole - 8`, inside the row of `len` numbers.
-            let numbers = unsafe {
-                match row {
-                    StoredRow::F32(numbers) => _mm256_loadu_ps(numbers.as_ptr().add(at)),
-                    StoredRow::Bf16(bytes) => _mm256_castsi256_ps(_mm256_slli_epi32::<16>(
-                        _mm256_cvtepu16_epi32(_mm_loadu_si128(bytes.as_ptr().add(2 * at).cast())),
-                    )),
-                }
-            };
-            let wide: [__m256d; 2] = [
-                _mm256_cvtps_pd(_mm256_castps256_ps128(numbers)),
-                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(numbers)),
-            ];
-            for (quarter, wide) in wide.into_iter().enumerate() {
-                let lane = 2 * eighth + quarter;
-                // SAFETY: four f64s at `at + 4 * quarter <= whole - 4`, inside the query.
-                let q = unsafe { _mm256_loadu_pd(query.as_ptr().add(at + 4 * quarter)) };
-                dots[lane] = _mm256_fmadd_pd(q, wide, dots[lane]);
-                squares[lane] = _mm256_fmadd_pd(wide, wide, squares[lane]);
-            }
-        }
-    }
-    let mut sums = (Lanes::default(), Lanes::default());
-    for lane in 0..4 {
-        // SAFETY: each store writes four f64s into four of the sixteen.
-        unsafe {
-            _mm256_storeu_pd(sums.0.0[4 * lane..].as_mut_ptr(), dots[lane]);
-            _mm256_storeu_pd(sums.1.0[4 * lane..].as_mut_ptr(), squares[lane]);
-        }
-    }
-    add_tail(&mut sums, &query[whole..], row, whole);
-    (sums.0.total(), sums.1.total())
-}
-
-/// [`dot_and_norm_squared`] in plain Rust: each chunk of sixteen numbers widened into a small
-/// buffer (bfloat16 → float32 is exact), then added into the running sums.
-fn dot_and_norm_squared_portable(query: &[f64], row: StoredRow) -> (f64, f64) {
-    let len = row.len();
-    assert_eq!(query.len(), len, "a query as wide as the row");
-    let whole = len - len % LANES;
-    let mut sums = (Lanes::default(), Lanes::default());
-    let mut widened = [0.0f32; LANES];
-    for chunk in (0..whole).step_by(LANES) {
-        let numbers = match row {
-            StoredRow::F32(numbers) => &numbers[chunk..chunk + LANES],
-            StoredRow::Bf16(bytes) => {
-                widen_bf16(&bytes[2 * chunk..2 * (chunk + LANES)], &mut widened);
-                &widened
-            }
-        };
-        sums.0.add_widened(&query[chunk..chunk + LANES], numbers);
-        sums.1.add(numbers, numbers);
-    }
-    add_tail(&mut sums, &query[whole..], row, whole);
-    (sums.0.total(), sums.1.total())
-}
-
-/// Adds the row's numbers from `from` (fewer than [`LANES`]) to the first of the running sums
-/// of the dot product with `query_tail` and of the squares.
-fn add_tail(sums: &mut (Lanes, Lanes), query_tail: &[f64], row: StoredRow, from: usize) {
-    let mut widened = [0.0f32; LANES];
-    let tail = &mut widened[..query_tail.len()];
-    match row {
-        StoredRow::F32(numbers) => tail.copy_from_slice(&numbers[from..]),
-        StoredRow::Bf16(bytes) => widen_bf16(&bytes[2 * from..], tail),
-    }
-    sums.0.add_widened(query_tail, tail);
-    sums.1.add(tail, tail);
-}
-
-/// The dot product of two float32 vectors in f64, in [`LANES`] running sums.
-fn dot(a: &[f32], b: &[f32]) -> f64 {
-    let mut sums = Lanes::default();
-    let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let (a_tail, b_tail) = (a_chunks.remainder(), b_chunks.remainder());
-    for (x, y) in a_chunks.zip(b_chunks) {
-        sums.add(x, y);
-    }
-    sums.add(a_tail, b_tail);
-    sums.total()
-}
-
-/// How many running sums a dot product keeps: enough that the additions never wait on one
-/// another in the vector registers.
-const LANES: usize = 16;
-
-/// Running sums of products, dimension `i` going to sum `i % LANES` (a last, shorter chunk
-/// fills the first sums): the additions of a long vector need not wait on one another, so the
-/// compiler can do many at once, and the order is fixed, so the result is too.
-#[derive(Default)]
-struct Lanes([f64; LANES]);
-
-impl Lanes {
-    fn add(&mut self, a: &[f32], b: &[f32]) {
-        for ((sum, &x), &y) in self.0.iter_mut().zip(a).zip(b) {
-            *sum += f64::from(x) * f64::from(y);
-        }
-    }
-
-    /// [`Lanes::add`] with `a` already widened to f64: the same products, so the same bits.
-    fn add_widened(&mut self, a: &[f64], b: &[f32]) {
-        for ((sum, &x), &y) in self.0.iter_mut().zip(a).zip(b) {
-            *sum += x * f64::from(y);
-        }
-    }
-
-    /// The running sums added pairwise, halves first: a fixed order, so a fixed result.
-    fn total(&self) -> f64 {
-        let mut sums = self.0;
-        let mut width = LANES;
-        while width > 1 {
-            width /= 2;
-            for index in 0..width {
-                sums[index] += sums[index + width];
-            }
-        }
-        sums[0]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -483,11 +274,10 @@ mod tests {
         Table::from(Array2::from_shape_vec((rows.len(), cols), values).unwrap())
     }
 
-    #[test]
-    fn a_mapped_bfloat16_table_scans_to_the_same_bits_as_its_widened_numbers() {
-        // 37 numbers a row: two chunks of sixteen and a tail of five.
-        let (rows, cols) = (300, 37);
-        let numbers = TorchGenerator::manual_seed(7).embedding(rows, cols);
+    /// A seeded table cut to bfloat16, as a mapped table (three bytes before its rows) and as
+    /// the same numbers widened to float32 and held in memory.
+    fn mapped_and_held(rows: usize, cols: usize, seed: u64) -> (Table, Table) {
+        let numbers = TorchGenerator::manual_seed(seed).embedding(rows, cols);
         let mut bytes = vec![0u8; 3];
         let mut widened = Vec::with_capacity(rows * cols);
         for &number in &numbers {
@@ -503,7 +293,14 @@ mod tests {
             cols,
         )
         .unwrap();
-        let owned = Table::from(Array2::from_shape_vec((rows, cols), widened).unwrap());
+        let held = Table::from(Array2::from_shape_vec((rows, cols), widened).unwrap());
+        (mapped, held)
+    }
+
+    #[test]
+    fn a_mapped_bfloat16_table_scans_to_the_same_bits_as_its_widened_numbers() {
+        // 37 numbers a row: two chunks of sixteen and a tail of five.
+        let (mapped, owned) = mapped_and_held(300, 37, 7);
         for id in [0, 150, 299] {
             let query = owned.row(id).unwrap();
             let from_bytes = nearest_rows(&mapped, query.view(), 8);
@@ -516,6 +313,34 @@ mod tests {
             };
             assert_eq!(bits(&from_bytes), bits(&from_numbers));
             assert_eq!(from_bytes[0].0, id);
+        }
+    }
+
+    #[test]
+    fn tables_of_a_few_rows_rank_every_row_by_the_cosine_matrix() {
+        // Fewer rows than the AVX-512 path sums at once, and one more than a group of them,
+        // mapped as bfloat16 and held as float32.
+        for rows in [1, 2, 3, 5] {
+            let (mapped, owned) = mapped_and_held(rows, 37, 11);
+            let query = owned.row(rows - 1).unwrap();
+            let mut vectors = vec![query.clone()];
+            vectors.extend((0..rows).map(|id| owned.row(id).unwrap()));
+            let cosines = cosine_matrix(&vectors);
+            let mut expected: Vec<(usize, u64)> = (0..rows)
+                .map(|id| (id, cosines[[0, id + 1]].to_bits()))
+                .collect();
+            expected.sort_by(|a, b| {
+                f64::from_bits(b.1)
+                    .total_cmp(&f64::from_bits(a.1))
+                    .then(a.0.cmp(&b.0))
+            });
+            for table in [&mapped, &owned] {
+                let found: Vec<(usize, u64)> = nearest_rows(table, query.view(), rows)
+                    .into_iter()
+                    .map(|(id, cosine)| (id, cosine.to_bits()))
+                    .collect();
+                assert_eq!(found, expected, "{rows} rows, {table:?}");
+            }
         }
     }
 
@@ -652,78 +477,6 @@ mod tests {
                 prop_assert_eq!(nearest_rows(&table, query.view(), k), expected);
             }
         }
-    }
-
-    /// Runs every vector path the machine has (else the portable one again) on `query` and
-    /// `row`, stored as float32 and as bfloat16, and checks each against the portable path's
-    /// bits; returns the float32 row's (dot product, squared length) bits.
-    fn assert_every_path_gives_the_portable_bits(query: &[f32], row: &[f32]) -> (u64, u64) {
-        let len = row.len();
-        let bytes: Vec<u8> = row
-            .iter()
-            .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
-            .collect();
-        let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
-        let bits = |(dot, norm): (f64, f64)| (dot.to_bits(), norm.to_bits());
-        let mut as_float32 = None;
-        for stored in [StoredRow::F32(row), StoredRow::Bf16(&bytes)] {
-            let portable = bits(dot_and_norm_squared_portable(&wide, stored));
-            let avx512 = with_features!(
-                ["avx512f", "avx512bw"] => dot_and_norm_squared_avx512(&wide, stored),
-                else dot_and_norm_squared_portable(&wide, stored),
-            );
-            let avx2 = with_features!(
-                ["avx2", "fma"] => dot_and_norm_squared_avx2(&wide, stored),
-                else dot_and_norm_squared_portable(&wide, stored),
-            );
-            assert_eq!(bits(avx512), portable, "AVX-512, {len} numbers");
-            assert_eq!(bits(avx2), portable, "AVX2, {len} numbers");
-            assert_eq!(bits(dot_and_norm_squared(&wide, stored)), portable);
-            as_float32.get_or_insert(portable);
-        }
-        as_float32.expect("the float32 row")
-    }
-
-    #[test]
-    fn every_vector_path_the_machine_has_gives_the_portable_bits() {
-        // Whole chunks of sixteen, none, and every length of a last, shorter chunk.
-        for len in (0..=40).chain([2048, 2051]) {
-            let query: Vec<f32> = (0..len)
-                .map(|i| (f32::from(u16::try_from(i).unwrap()) * 0.37).sin() * 3.1)
-                .collect();
-            let row: Vec<f32> = (0..len)
-                .map(|i| (f32::from(u16::try_from(i).unwrap()) * 1.91).cos() / 7.0)
-                .collect();
-            let (dot_product, norm) = assert_every_path_gives_the_portable_bits(&query, &row);
-            assert_eq!(dot_product, dot(&query, &row).to_bits());
-            assert_eq!(norm, dot(&row, &row).to_bits());
-        }
-    }
-
-    #[test]
-    fn fused_multiply_adds_give_the_portable_bits_at_the_ends_of_float32s_range() {
-        // The vector paths round each product once with its sum; that is exact only because a
-        // product of two float32 numbers is exact in f64: here the largest, the smallest
-        // normal and subnormal numbers, and ones with all 24 significant bits set. (As
-        // bfloat16, f32::MAX rounds up to infinity; as float32 every sum is finite.)
-        let extremes = [
-            f32::MAX,
-            -f32::MAX,
-            f32::MIN_POSITIVE,
-            f32::from_bits(1),
-            -f32::from_bits(0x007f_ffff),
-            f32::from_bits(0x3fff_ffff),
-            -f32::from_bits(0x4b7f_ffff),
-            1.0e-30,
-            3.0e30,
-        ];
-        let len = 2 * LANES * extremes.len() + 3;
-        let query: Vec<f32> = (0..len).map(|i| extremes[i % extremes.len()]).collect();
-        let row: Vec<f32> = (0..len)
-            .map(|i| extremes[(i * 5 + 2) % extremes.len()])
-            .collect();
-        let (dot_product, norm) = assert_every_path_gives_the_portable_bits(&query, &row);
-        assert!(f64::from_bits(dot_product).is_finite() && f64::from_bits(norm).is_finite());
     }
 
     #[test]

@@ -432,6 +432,26 @@ impl Table {
             .get(offset + start * row_bytes..offset + end.max(start) * row_bytes)
     }
 
+    /// Rows `range` (clipped to the table) side by side as the table stores them, as one
+    /// [`StoredRow`] of all their numbers, where that needs no copy: a mapped bfloat16 table's
+    /// bytes, or a float32 table held in memory in row order. `None` for any other table
+    /// (whose rows are decoded one by one: see [`Table::for_each_stored_row_in`]), and while a
+    /// table is not made yet.
+    #[must_use]
+    pub fn stored_rows_in(&self, range: std::ops::Range<usize>) -> Option<StoredRow<'_>> {
+        let (start, end) = (range.start.min(self.rows), range.end.min(self.rows));
+        let numbers = start * self.cols..end.max(start) * self.cols;
+        let array = match &self.storage {
+            Storage::Mapped {
+                dtype: Dtype::BF16, ..
+            } => return self.stored_bytes(range).map(StoredRow::Bf16),
+            Storage::Mapped { .. } => return None,
+            Storage::Owned(array) => array.as_ref(),
+            Storage::Deferred(cell) => cell.get()?,
+        };
+        Some(StoredRow::F32(array.as_slice()?.get(numbers)?))
+    }
+
     /// The bytes one row of a mapped table takes (checked in [`Self::mapped`]).
     fn row_bytes(&self, dtype: Dtype) -> usize {
         dtype.row_bytes(self.cols).unwrap_or_default()
