@@ -556,3 +556,19 @@ fn positions_on_a_rope_model_are_its_rotation_in_every_pane() {
     }
     assert_eq!(schemes, ["alibi", "sinusoidal", "rope", "alibi"]);
 }
+
+#[test]
+fn a_rope_models_scheme_is_shown_and_kept_when_the_vocabulary_changes() {
+    let mut app = ids_explorer("llama_gqa_bf16", "5 1 2 5 3 4");
+    type_text(&mut app, "p");
+    assert_eq!(app.scheme().name(), "rope");
+    let text = screen(&app, 120, 40);
+    assert!(!text.contains("learned"), "{text}");
+    type_text(&mut app, "v");
+    assert_ne!(app.model().label(), "llama_gqa_bf16");
+    assert_eq!(
+        app.scheme().name(),
+        "rope",
+        "the next vocabulary keeps the scheme shown"
+    );
+}

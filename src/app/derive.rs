@@ -131,7 +131,7 @@ impl Derived {
         }
         self.scales.poll();
         let tokens = self.derive_tokens(inputs);
-        let scheme = inputs.settings.active_scheme();
+        let scheme = inputs.scheme;
         let key = (self.reading.revision(), scheme, ready);
         let read = &self.reading;
         if self
@@ -208,7 +208,7 @@ impl Derived {
             .renew((self.lookups.revision(), other_revision, mask))
         {
             let head = seeded_head(&mut self.head, &mut self.counts, model.dims(), inputs.seed);
-            let scheme = inputs.settings.active_scheme();
+            let scheme = inputs.scheme;
             self.comparison.set(Some(
                 compare_with_head(
                     model,

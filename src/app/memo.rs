@@ -11,6 +11,7 @@ use super::settings::Settings;
 use super::sources::RealLayer;
 use crate::core::analysis::attention::{AttentionWeights, MAX_VIEW_TOKENS};
 use crate::core::analysis::compare::Comparison;
+use crate::core::tables::positional::PositionScheme;
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
 use crate::core::text::vocabulary::Token;
 
@@ -46,6 +47,9 @@ pub struct Inputs<'a> {
     pub text_revision: u64,
     /// The explorer's switches.
     pub settings: &'a Settings,
+    /// The position scheme applied to the lookups (the one in force on this model, none with
+    /// positions off).
+    pub scheme: PositionScheme,
     /// Compare mode's second sentence and its revision, while compare mode is on.
     pub other: Option<(&'a str, u64)>,
     /// The seed of the attention head.

@@ -232,7 +232,6 @@ impl App {
             export_dir: options.export_dir,
             hits: HitMap::default(),
         };
-        app.settings.fit_scheme(app.own_scheme());
         app.derive();
         if options.lesson {
             app.toggle_lesson();
@@ -264,7 +263,6 @@ impl App {
             self.settings.explanation_page = 0;
         }
         self.apply(action);
-        self.settings.fit_scheme(self.own_scheme());
         self.derive();
     }
 
@@ -302,6 +300,7 @@ impl App {
             text: &text,
             text_revision: self.editor.revision(),
             settings: &self.settings,
+            scheme: self.active_scheme(),
             other: other
                 .as_ref()
                 .map(|(text, revision)| (text.as_str(), *revision)),
@@ -378,6 +377,9 @@ impl App {
             Action::TogglePositions => self.settings.overlay = !self.settings.overlay,
             Action::CycleScheme => self.settings.cycle_scheme(self.own_scheme()),
             Action::CycleVocab => {
+                // The next model keeps the scheme shown on this one (a rotary model's RoPE
+                // stays RoPE), not the choice behind it.
+                self.settings.scheme = self.scheme();
                 self.sources.cycle();
                 self.settings.first_dim = 0;
             }
@@ -677,16 +679,17 @@ impl App {
         self.settings.overlay
     }
 
-    /// The scheme `p` adds and `m` cycles.
+    /// The scheme `p` adds and `m` cycles, as it is in force on this model: the one chosen,
+    /// or the model's own (`RoPE`) where learned positions were chosen and it has none.
     #[must_use]
     pub fn scheme(&self) -> PositionScheme {
-        self.settings.scheme
+        self.settings.scheme_in_force(self.own_scheme())
     }
 
-    /// The scheme in force: the chosen one with the overlay on, none with it off.
+    /// The scheme applied: the one in force with the overlay on, none with it off.
     #[must_use]
     pub fn active_scheme(&self) -> PositionScheme {
-        self.settings.active_scheme()
+        self.settings.active_scheme(self.own_scheme())
     }
 
     /// The matrix row the view keeps in sight.

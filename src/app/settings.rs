@@ -53,35 +53,39 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The scheme in force: the chosen one with the overlay on, none with it off.
+    /// The scheme in force on a model whose own scheme is `own` (`RoPE` for a rotary model
+    /// without a learned position table): the one chosen, except that learned positions, which such a model does not have, mean its own.
+    /// The choice itself stays as the learner made it; only what is applied and shown follows
+    /// the model.
     #[must_use]
-    pub fn active_scheme(&self) -> PositionScheme {
+    pub fn scheme_in_force(&self, own: Option<PositionScheme>) -> PositionScheme {
+        match own {
+            Some(own) if self.scheme == PositionScheme::Learned => own,
+            _ => self.scheme,
+        }
+    }
+
+    /// The scheme applied to the lookups: the one in force with the overlay on, none with it
+    /// off.
+    #[must_use]
+    pub fn active_scheme(&self, own: Option<PositionScheme>) -> PositionScheme {
         if self.overlay {
-            self.scheme
+            self.scheme_in_force(own)
         } else {
             PositionScheme::None
         }
     }
 
-    /// Moves `m` on to the next scheme, past learned positions when the model has its own
-    /// scheme instead (`own`, see [`Settings::fit_scheme`]), and turns positions on.
+    /// Moves `m` on from the scheme in force to the next, past learned positions when the
+    /// model has its own scheme instead (`own`), and turns positions on.
     pub fn cycle_scheme(&mut self, own: Option<PositionScheme>) {
-        let next = self.scheme.next();
+        let next = self.scheme_in_force(own).next();
         self.scheme = if next == PositionScheme::Learned && own.is_some() {
             next.next()
         } else {
             next
         };
         self.overlay = true;
-    }
-
-    /// Makes learned positions, the scheme `p` adds unless another was chosen, mean the model's
-    /// own scheme when it has one instead of a learned table (`own`: `RoPE` for a rotary
-    /// model), so no pane names learned positions the model does not have.
-    pub fn fit_scheme(&mut self, own: Option<PositionScheme>) {
-        if let Some(own) = own.filter(|_| self.scheme == PositionScheme::Learned) {
-            self.scheme = own;
-        }
     }
 
     /// Opens `detail`, or goes back to the first pane (the lookups) if it is open already.
@@ -130,5 +134,51 @@ impl Settings {
         let last = dims.saturating_sub(1);
         self.first_dim = (self.first_dim + DIMS_STEP).min(last / DIMS_STEP * DIMS_STEP);
         self.wide_view = WideView::Values;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn learned() -> Settings {
+        Settings {
+            overlay: true,
+            scheme: PositionScheme::Learned,
+            mask: Mask::None,
+            head: 0,
+            head_overview: false,
+            compare_head: HeadChoice::AllHeads,
+            detail: Detail::HOME,
+            wide_view: WideView::Strip,
+            first_dim: 0,
+            special_tokens: true,
+            ids: false,
+            help_open: false,
+            help_scroll: 0,
+            explanation_page: 0,
+            screen: (80, 24),
+        }
+    }
+
+    #[test]
+    fn a_rotary_model_applies_its_own_scheme_and_the_choice_stays_as_made() {
+        let mut settings = learned();
+        let own = Some(PositionScheme::Rope);
+        assert_eq!(settings.scheme_in_force(own), PositionScheme::Rope);
+        assert_eq!(settings.active_scheme(own), PositionScheme::Rope);
+        assert_eq!(
+            settings.scheme,
+            PositionScheme::Learned,
+            "the choice is kept"
+        );
+        assert_eq!(settings.scheme_in_force(None), PositionScheme::Learned);
+        settings.overlay = false;
+        assert_eq!(settings.active_scheme(own), PositionScheme::None);
+        // `m` goes on from the scheme shown, past learned positions.
+        settings.cycle_scheme(own);
+        assert_eq!(settings.scheme, PositionScheme::Alibi);
+        settings.cycle_scheme(own);
+        assert_eq!(settings.scheme, PositionScheme::Sinusoidal);
     }
 }

@@ -150,7 +150,7 @@ impl App {
             tokens: self.derived.tokens(),
             by_ids: self.settings.ids,
             special_tokens: self.settings.special_tokens,
-            scheme: self.settings.active_scheme(),
+            scheme: self.active_scheme(),
             attention,
             other: other.as_deref(),
         };

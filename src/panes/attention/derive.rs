@@ -59,7 +59,7 @@ impl PaneMemo for Memo {
             _ => None,
         };
         let seeded = open && real.is_none();
-        let scheme = inputs.settings.active_scheme();
+        let scheme = inputs.scheme;
         self.layer0.keep_if(real.is_some());
         self.rope.keep_if(seeded && scheme == PositionScheme::Rope);
         self.alibi

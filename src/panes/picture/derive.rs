@@ -53,8 +53,5 @@ fn picture(shared: &Shared) -> Option<Plane> {
         lookups: &lookups[..shown],
         current: (step < shown).then_some(step),
     };
-    plane(
-        &[sentence],
-        shared.inputs.settings.active_scheme().is_additive(),
-    )
+    plane(&[sentence], shared.inputs.scheme.is_additive())
 }
