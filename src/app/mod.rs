@@ -43,7 +43,7 @@ use crate::core::text::vocabulary::{Token, VocabKind};
 use crate::hit_map::HitMap;
 use crate::lesson::Progress;
 use crate::theme::Theme;
-use crate::view_state::{Detail, HeadChoice, WideStyle, WideView};
+use crate::view_state::{Detail, HeadChoice, WideStyle};
 
 pub use compare::CompareMode;
 pub use derive::{MAX_VIEW_TOKENS, Recomputations, Views};
@@ -89,9 +89,6 @@ fn own_mask_note(layer: &Layer0) -> String {
         key(&Action::ToggleCausal)
     )
 }
-
-/// The terminal size assumed until the terminal reports its own.
-const DEFAULT_SCREEN: (u16, u16) = (80, 24);
 
 /// What the explorer starts with.
 #[derive(Clone, Debug)]
@@ -202,21 +199,9 @@ impl App {
             ),
             nav: Navigation::new(),
             settings: Settings {
-                overlay,
-                scheme,
-                mask: Mask::None,
-                head: 0,
-                head_overview: false,
-                compare_head: HeadChoice::AllHeads,
-                detail: Detail::HOME,
-                wide_view: WideView::Strip,
-                first_dim: 0,
                 special_tokens: options.special_tokens,
                 ids: options.ids,
-                help_open: false,
-                help_scroll: 0,
-                explanation_page: 0,
-                screen: DEFAULT_SCREEN,
+                ..Settings::new(overlay, scheme)
             },
             prompts: Prompts::default(),
             compare: None,

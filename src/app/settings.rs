@@ -10,6 +10,9 @@ pub const ROOMY_COLUMNS: u16 = 160;
 /// Rows from which the picture stands beside the readout.
 pub const ROOMY_ROWS: u16 = 45;
 
+/// The terminal's size assumed until the first is reported.
+const DEFAULT_SCREEN: (u16, u16) = (80, 24);
+
 /// How many dimensions `[` and `]` move the exact-values window.
 pub const DIMS_STEP: usize = 8;
 
@@ -53,6 +56,30 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The switches the explorer opens with: positions `overlay`ed under `scheme` or not, the
+    /// first pane open, no mask, one head, wide vectors as strips, special tokens added, text
+    /// read as text, for an 80×24 terminal until the first size is reported.
+    #[must_use]
+    pub fn new(overlay: bool, scheme: PositionScheme) -> Self {
+        Self {
+            overlay,
+            scheme,
+            mask: Mask::None,
+            head: 0,
+            head_overview: false,
+            compare_head: HeadChoice::AllHeads,
+            detail: Detail::HOME,
+            wide_view: WideView::Strip,
+            first_dim: 0,
+            special_tokens: true,
+            ids: false,
+            help_open: false,
+            help_scroll: 0,
+            explanation_page: 0,
+            screen: DEFAULT_SCREEN,
+        }
+    }
+
     /// The scheme in force on a model whose own scheme is `own` (`RoPE` for a rotary model
     /// without a learned position table): the one chosen, except that learned positions, which such a model does not have, mean its own.
     /// The choice itself stays as the learner made it; only what is applied and shown follows
@@ -141,29 +168,9 @@ impl Settings {
 mod tests {
     use super::*;
 
-    fn learned() -> Settings {
-        Settings {
-            overlay: true,
-            scheme: PositionScheme::Learned,
-            mask: Mask::None,
-            head: 0,
-            head_overview: false,
-            compare_head: HeadChoice::AllHeads,
-            detail: Detail::HOME,
-            wide_view: WideView::Strip,
-            first_dim: 0,
-            special_tokens: true,
-            ids: false,
-            help_open: false,
-            help_scroll: 0,
-            explanation_page: 0,
-            screen: (80, 24),
-        }
-    }
-
     #[test]
     fn a_rotary_model_applies_its_own_scheme_and_the_choice_stays_as_made() {
-        let mut settings = learned();
+        let mut settings = Settings::new(true, PositionScheme::Learned);
         let own = Some(PositionScheme::Rope);
         assert_eq!(settings.scheme_in_force(own), PositionScheme::Rope);
         assert_eq!(settings.active_scheme(own), PositionScheme::Rope);
