@@ -174,6 +174,9 @@ pub struct App {
     /// Where the last frame drew what the mouse can point at: written while drawing (the view
     /// has only `&App`), read by the event handling. Not state `update` keeps.
     hits: HitMap,
+    /// Whether a frame has been drawn since the explorer opened: the first one starts a large
+    /// tokenizer's build on its worker, and later ones leave it be.
+    first_frame_drawn: bool,
 }
 
 impl App {
@@ -216,6 +219,7 @@ impl App {
             snippet: None,
             export_dir: options.export_dir,
             hits: HitMap::default(),
+            first_frame_drawn: false,
         };
         app.derive();
         if options.lesson {
@@ -782,10 +786,13 @@ impl App {
     }
 
     /// Keeps where the frame just drawn put what the mouse can point at (`ui::draw` returns
-    /// it), for the next mouse event to read; after the first frame, starts building a large
-    /// tokenizer on its worker, so that frame had the processor to itself.
+    /// it), for the next mouse event to read; after the first frame (only), starts building a
+    /// large tokenizer on its worker, so that frame had the processor to itself.
     pub fn drawn(&mut self, hits: HitMap) {
         self.hits = hits;
-        self.sources.start_tokenizer_worker();
+        if !self.first_frame_drawn {
+            self.first_frame_drawn = true;
+            self.sources.start_tokenizer_worker();
+        }
     }
 }

@@ -44,6 +44,8 @@ pub struct Sources {
     gpt2_dims: usize,
     /// A loaded model whose tokenizer waits for [`Self::start_tokenizer_worker`].
     tokenizer_worker: Option<Arc<EmbeddingModel>>,
+    /// How many times [`Self::start_tokenizer_worker`] was asked: once, after the first frame.
+    tokenizer_starts: usize,
 }
 
 impl Sources {
@@ -98,15 +100,23 @@ impl Sources {
             seed,
             gpt2_dims,
             tokenizer_worker,
+            tokenizer_starts: 0,
         }
     }
 
-    /// Starts building the loaded model's large tokenizer on a worker, the first time it is
-    /// called (after the first frame is drawn); later calls do nothing.
+    /// Starts building the loaded model's large tokenizer on a worker, if it has one waiting
+    /// (the explorer asks once, after the first frame is drawn).
     pub fn start_tokenizer_worker(&mut self) {
+        self.tokenizer_starts += 1;
         if let Some(model) = self.tokenizer_worker.take() {
             model.prepare_tokenizer_in_background();
         }
+    }
+
+    /// How many times the tokenizer's worker was asked to start.
+    #[cfg(test)]
+    pub(super) fn tokenizer_starts(&self) -> usize {
+        self.tokenizer_starts
     }
 
     /// Switches to the next model, making it if it has not been made yet.

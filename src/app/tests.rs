@@ -743,3 +743,29 @@ fn e_asks_for_the_screen_as_it_is_and_the_answer_goes_to_the_status_line() {
     assert!(!app.export_requested());
     assert_eq!(app.status(), Some("wrote a.svg, .html, .txt"));
 }
+
+#[test]
+fn the_tokenizer_worker_is_started_once_after_the_first_frame() {
+    let mut app = App::new(Options {
+        sentence: "3 1 4".to_owned(),
+        model: Some(EmbeddingModel::shaped(30, 4, 4, 7).unwrap()),
+        background_tokenizer_from: 0,
+        ..Options::default()
+    });
+    assert_eq!(
+        app.sources.tokenizer_starts(),
+        0,
+        "not before the first frame"
+    );
+    for _ in 0..3 {
+        app.drawn(HitMap::default());
+    }
+    app.handle_event(&key(KeyCode::Enter));
+    app.handle_event(&key(KeyCode::Char('v')));
+    app.drawn(HitMap::default());
+    assert_eq!(
+        app.sources.tokenizer_starts(),
+        1,
+        "after the first frame only"
+    );
+}
