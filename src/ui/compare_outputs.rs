@@ -458,6 +458,7 @@ mod tests {
     use crate::core::tables::positional::PositionScheme;
     use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
     use crate::core::text::vocabulary::VocabKind;
+    use crate::ui::pane::texts;
 
     fn input<'a>(comparison: Result<&'a Comparison, &'a str>) -> Input<'a> {
         Input {
@@ -467,10 +468,6 @@ mod tests {
             wide_style: crate::ui::vector::STRIPS,
             theme: Theme::new(false),
         }
-    }
-
-    fn text(lines: &[Line]) -> Vec<String> {
-        lines.iter().map(ToString::to_string).collect()
     }
 
     #[test]
@@ -489,9 +486,9 @@ mod tests {
         let table = build(&input(Ok(&comparison)));
         assert_eq!(table.source, "seeded head");
         assert_eq!(table.height(), 4);
-        insta::assert_snapshot!(text(&table.lines(78, 10)).join("\n"));
+        insta::assert_snapshot!(texts(&table.lines(78, 10)).join("\n"));
         // Two rows of room: the header and a line that counts the words left out.
-        let short = text(&table.lines(78, 2));
+        let short = texts(&table.lines(78, 2));
         assert_eq!(short.len(), 2, "{short:?}");
         assert_eq!(short[1], "▼ 3 more words: a taller terminal shows them");
     }
@@ -509,7 +506,7 @@ mod tests {
         let table = build(&computing);
         assert_eq!(table.source, "layer 0, head 1 of 4");
         assert_eq!(
-            text(&table.lines(78, 10)),
+            texts(&table.lines(78, 10)),
             ["The model's own layer 0: computing both sentences…"]
         );
         let refused = Input {
@@ -523,7 +520,7 @@ mod tests {
         let table = build(&refused);
         assert_eq!(table.source, "layer 0, all 4 heads");
         assert_eq!(
-            text(&table.lines(78, 10)),
+            texts(&table.lines(78, 10)),
             ["The model's own layer 0 cannot run on these sentences: a token has no row."]
         );
     }

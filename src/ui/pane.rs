@@ -106,6 +106,12 @@ pub(crate) fn screen(pane: &dyn Pane, width: u16, height: u16) -> Vec<String> {
     })
 }
 
+/// Lines as the plain text they show, a string a line: what a pane's line tests compare.
+#[cfg(test)]
+pub(crate) fn texts(lines: &[Line]) -> Vec<String> {
+    lines.iter().map(ToString::to_string).collect()
+}
+
 /// What `draw` draws into a `width`×`height` buffer, as the rows of text on screen.
 #[cfg(test)]
 pub(crate) fn drawn(

@@ -213,10 +213,7 @@ mod tests {
     use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
     use crate::core::text::vocabulary::VocabKind;
     use crate::ui::pane::screen;
-
-    fn text(lines: &[Line]) -> Vec<String> {
-        lines.iter().map(ToString::to_string).collect()
-    }
+    use crate::ui::pane::texts;
 
     /// The lookups of `sentence` in `model`, without positions.
     fn lookups(model: &EmbeddingModel, sentence: &str) -> Vec<TokenLookup> {
@@ -238,7 +235,7 @@ mod tests {
         let model = EmbeddingModel::builtin(VocabKind::Words, DEFAULT_SEED);
         let lookups = lookups(&model, "the fox saw the dog");
         let signature = signature(&model, &lookups);
-        let wide = text(&lines(&signature, 118, false));
+        let wide = texts(&lines(&signature, 118, false));
         assert!(wide[0].starts_with("ids       "), "{wide:?}");
         assert!(
             wide[0].contains(&format!(
@@ -259,7 +256,7 @@ mod tests {
             .unwrap();
         assert!(the.contains(&format_value(lookups[0].token_vector.as_ref().unwrap()[0])));
         // Narrow, beside the matrix at 80 columns: the short signature leads to the rows.
-        let narrow = text(&lines(&signature, 38, false));
+        let narrow = texts(&lines(&signature, 38, false));
         assert!(
             narrow.contains(&"forward(input): ids only ──▶ rows:".to_owned()),
             "{narrow:?}"

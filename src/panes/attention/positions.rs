@@ -227,10 +227,7 @@ mod tests {
     use crate::core::analysis::schemes::turned_copies;
     use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
     use crate::core::text::vocabulary::VocabKind;
-
-    fn text(lines: &[Line]) -> Vec<String> {
-        lines.iter().map(ToString::to_string).collect()
-    }
+    use crate::ui::pane::texts;
 
     #[test]
     fn the_copies_claim_comes_with_both_copies_turned_and_their_largest_difference() {
@@ -238,7 +235,7 @@ mod tests {
         let tokens = model.tokenize("fox bites the fox").unwrap();
         let lookups = model.embed(&tokens, PositionScheme::Rope);
         let copies = turned_copies(&tokens, &lookups, 3).unwrap();
-        let lines = text(&rope_copies(Some(&copies), 78, Theme::new(false)));
+        let lines = texts(&rope_copies(Some(&copies), 78, Theme::new(false)));
         insta::assert_snapshot!(lines.join("\n"));
         // Too narrow for one number of each side: neither the claim nor its rows.
         assert!(rope_copies(Some(&copies), 20, Theme::new(false)).is_empty());
@@ -253,9 +250,9 @@ mod tests {
         let lookups = model.embed(&tokens, PositionScheme::Rope);
         let copies = turned_copies(&tokens, &lookups, 3).unwrap();
         let (dim, largest) = copies.largest_difference().unwrap();
-        let lines = text(&rope_copies(Some(&copies), 40, Theme::new(false)));
+        let lines = texts(&rope_copies(Some(&copies), 40, Theme::new(false)));
         assert!(lines.contains(&"d0–d1 of 8".to_owned()), "{lines:?}");
-        let wider = text(&rope_copies(Some(&copies), 60, Theme::new(false)));
+        let wider = texts(&rope_copies(Some(&copies), 60, Theme::new(false)));
         assert!(wider.contains(&"d0–d2 of 8".to_owned()), "{wider:?}");
         // The difference named is the largest, at the dimension the window is around.
         let all = lines.join(" ");

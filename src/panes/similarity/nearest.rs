@@ -216,18 +216,14 @@ mod tests {
     use super::*;
     use crate::core::tables::positional::PositionScheme;
     use crate::panes::similarity::tests::Sentence;
+    use crate::ui::pane::texts;
 
     /// How many rows the fixture's lists hold.
     const LISTED: usize = 5;
 
-    /// The lines as plain text.
-    fn text(lines: &[Line]) -> Vec<String> {
-        lines.iter().map(ToString::to_string).collect()
-    }
-
     /// The nearest lines for the fixture sentence under `scheme` at `width`, and them joined.
     fn nearest_at(scheme: PositionScheme, width: usize) -> (Vec<String>, String) {
-        let lines = text(&nearest_lines(&Sentence::new(scheme).input(), width));
+        let lines = texts(&nearest_lines(&Sentence::new(scheme).input(), width));
         let all = lines.join("\n");
         (lines, all)
     }
@@ -285,18 +281,18 @@ mod tests {
     fn a_token_without_a_row_or_a_row_of_length_zero_says_why_there_is_no_list() {
         let mut sentence = Sentence::new(PositionScheme::Learned);
         sentence.from_token.clear();
-        let lines = text(&nearest_lines(&sentence.input(), 80));
+        let lines = texts(&nearest_lines(&sentence.input(), 80));
         assert_eq!(
             lines,
             ["Row 0 has length zero: it points nowhere, so no row is nearest to it."]
         );
         sentence.tokens[3].id = None;
-        let lines = text(&nearest_lines(&sentence.input(), 80));
+        let lines = texts(&nearest_lines(&sentence.input(), 80));
         assert_eq!(
             lines,
             ["'the' has no row, so there is nothing to find the nearest rows of."]
         );
-        assert_eq!(text(&nearest_compact(&sentence.input(), 80)), lines);
+        assert_eq!(texts(&nearest_compact(&sentence.input(), 80)), lines);
     }
 
     #[test]
@@ -307,7 +303,7 @@ mod tests {
             ..sentence.input()
         };
         assert_eq!(
-            text(&nearest_lines(&waiting, 80)),
+            texts(&nearest_lines(&waiting, 80)),
             ["The nearest rows appear once the tables are ready."]
         );
         let scanning = Input {
@@ -315,7 +311,7 @@ mod tests {
             ..waiting
         };
         assert_eq!(
-            text(&nearest_compact(&scanning, 80)),
+            texts(&nearest_compact(&scanning, 80)),
             ["Nearest rows: computing… (reading all 6 rows; keys still work)"]
         );
     }
@@ -323,7 +319,7 @@ mod tests {
     #[test]
     fn the_compact_lists_put_the_one_positions_changed_first() {
         let sentence = Sentence::new(PositionScheme::Learned);
-        let lines = text(&nearest_compact(&sentence.input(), 80));
+        let lines = texts(&nearest_compact(&sentence.input(), 80));
         let all = lines.join("\n");
         assert_eq!(
             lines[0],
@@ -335,7 +331,7 @@ mod tests {
             "{all}"
         );
         let off = Sentence::new(PositionScheme::None);
-        let lines = text(&nearest_compact(&off.input(), 80));
+        let lines = texts(&nearest_compact(&off.input(), 80));
         assert!(
             lines.iter().all(|line| !line.contains("token + position")),
             "{lines:?}"
