@@ -355,6 +355,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn identical_means_are_shown_both_as_the_claim_says() {
+        use crate::core::analysis::attention::Mask;
+        use crate::core::analysis::compare::{DEFAULT_PAIR_SEED, compare};
+        use crate::core::tables::positional::PositionScheme;
+        use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+        use crate::core::text::vocabulary::VocabKind;
+
+        let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
+        let (a, b) = DEFAULT_PAIR_SEED;
+        let comparison =
+            compare(&model, a, b, PositionScheme::None, Mask::None, DEFAULT_SEED).unwrap();
+        assert_eq!(comparison.mean_match(), VectorMatch::Identical);
+        let [a, b] = &comparison.sentences;
+        let (a, b) = (
+            preview(a.mean_token_vector.view()),
+            preview(b.mean_token_vector.view()),
+        );
+        let line = mean_line(&comparison, Theme::new(false)).to_string();
+        assert!(
+            line.ends_with(&format!("A and B are identical (A {a}; B {b})")),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn a_row_the_kept_findings_leave_goes_to_an_explanation_cut_short_never_a_claim() {
         let line = |text: &str| Line::raw(text.to_owned());
         let area = Rect::new(0, 0, 30, 5);
