@@ -2,8 +2,10 @@
 
 use super::*;
 use crate::core::analysis::attention::{AttentionWeights, self_attention};
-use crate::core::analysis::schemes::{alibi_row, rope_turn, turned_copies};
-use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel};
+use crate::core::analysis::schemes::{
+    AlibiRow, RopeTurn, TurnedCopies, alibi_row, rope_turn, turned_copies,
+};
+use crate::core::tables::weights::{DEFAULT_SEED, EmbeddingModel, TokenLookup};
 use crate::core::text::vocabulary::VocabKind;
 use crate::ui::pane::screen;
 
