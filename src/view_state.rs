@@ -5,7 +5,7 @@
 macro_rules! pane_ids {
     ($($(#[$doc:meta])* $id:ident => $module:ident,)*) => {
         /// What the pane beside the matrix shows: one id per pane of
-        /// [`detail_panes!`](crate::panes::detail_panes), generated from that list.
+        /// `panes::detail_panes!`, generated from that list.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Detail {
             $($(#[$doc])* $id,)*

@@ -10,7 +10,7 @@
 //! comparison, the current word's copies under `RoPE`); each pane beside the matrix derives its
 //! own data in its own module ([`crate::panes`]), as a [`PaneMemo`] that [`Views`] holds for
 //! it. [`Views`] is made from the list of panes: a new pane adds its memo in its own module
-//! and its line in [`detail_panes!`](crate::panes::detail_panes), and nothing here.
+//! and its line in `panes::detail_panes!`, and nothing here.
 
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! The panes beside the matrix (the "detail" panes `a`, `s`, `o`, `t`, `g` open), a module
-//! each, and the one list that names them: [`detail_panes!`].
+//! each, and the one list that names them: `detail_panes!`.
 //!
 //! A pane's module holds all of it: what it reads (`Input`) and how that is made from the app
-//! (`input`), its drawing (`build`, a [`Pane`](crate::ui::pane::Pane)), and its derived data
+//! (`input`), its drawing (`build`, a `ui::pane::Pane`), and its derived data
 //! (`Memo`, a [`PaneMemo`](crate::app::memo::PaneMemo): the cells the derive step keeps for
 //! it and the function that derives them; `()` when it has none). A pane with derived data is
 //! a folder, its derive step in `derive.rs`, which imports no ratatui. Each layer expands the
