@@ -4,7 +4,9 @@
 mod common;
 
 use common::draw;
-use common::screen::{app_with, at_second_fox, pane, press, screen_line, screen_text, sweep_sizes};
+use common::screen::{
+    app_with, at_second_fox, pane, pane_prose, press, screen_line, screen_text, sweep_sizes,
+};
 use insta::assert_snapshot;
 use ratatui::crossterm::event::{Event, KeyCode};
 
@@ -95,4 +97,63 @@ fn a_roomy_terminal_puts_the_picture_beside_a_readable_readout() {
     app.handle_event(&Event::Resize(120, 40));
     let text = screen_text(&draw(&app, 120, 40));
     assert!(!text.contains("axes: PC1 ("), "{text}");
+}
+
+#[test]
+fn with_rope_or_alibi_on_the_picture_never_offers_p_to_add_positions() {
+    // Positions on, then `m` to RoPE and to ALiBi: the copies stay one dot, and the finding
+    // says why instead of offering `p` (which would now take positions away).
+    let mut app = at_second_fox();
+    press(
+        &mut app,
+        &[
+            KeyCode::Char('g'),
+            KeyCode::Char('p'),
+            KeyCode::Char('m'),
+            KeyCode::Char('m'),
+        ],
+    );
+    for scheme in ["RoPE", "ALiBi"] {
+        for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+            let terminal = draw(&app, width, height);
+            let text = screen_text(&terminal);
+            let picture = pane_prose(&terminal, "Picture");
+            assert!(
+                text.contains("●fox ×2"),
+                "{scheme} {width}×{height}:\n{text}"
+            );
+            assert!(
+                picture.contains("'fox' at 0 and 3: one dot."),
+                "{scheme} {width}×{height}:\n{picture}"
+            );
+            assert!(
+                picture.contains(&format!("{scheme} adds no vector to the embeddings")),
+                "{scheme} {width}×{height}:\n{picture}"
+            );
+            assert!(
+                !picture.contains("p adds positions"),
+                "{scheme} {width}×{height}:\n{picture}"
+            );
+        }
+        press(&mut app, &[KeyCode::Char('m')]);
+    }
+    // Compare mode under RoPE: the two orders' finding.
+    let mut app = app_with("fox bites the fox");
+    press(
+        &mut app,
+        &[
+            KeyCode::Enter,
+            KeyCode::Char('c'),
+            KeyCode::Char('g'),
+            KeyCode::Char('p'),
+            KeyCode::Char('m'),
+            KeyCode::Char('m'),
+        ],
+    );
+    let picture = pane_prose(&draw(&app, 80, 24), "Picture");
+    assert!(
+        picture.contains("another order moves no dot. RoPE adds no vector"),
+        "{picture}"
+    );
+    assert!(!picture.contains("p adds"), "{picture}");
 }

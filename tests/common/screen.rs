@@ -102,6 +102,26 @@ pub fn pane(terminal: &Terminal<TestBackend>, title: &str) -> String {
     panic!("no pane titled {title:?} in\n{}", screen_text(terminal))
 }
 
+/// The pane titled `title` as prose: its rows inside the borders, trimmed and joined by one
+/// space, so a sentence wrapped over rows is found whole.
+pub fn pane_prose(terminal: &Terminal<TestBackend>, title: &str) -> String {
+    let pane = pane(terminal, title);
+    let rows: Vec<&str> = pane.lines().collect();
+    let inner = rows.get(1..rows.len().saturating_sub(1)).unwrap_or(&[]);
+    inner
+        .iter()
+        .map(|row| {
+            let row = row.trim_matches('"');
+            let mut chars = row.chars();
+            chars.next();
+            chars.next_back();
+            chars.as_str().trim().to_owned()
+        })
+        .filter(|row| !row.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Row `y` of the screen as the terminal shows it: a wide character once, not followed by the
 /// blank cell it covers.
 pub fn screen_row(terminal: &Terminal<TestBackend>, y: u16) -> String {

@@ -241,7 +241,11 @@ fn content<'a>(scene: &Scene<'a>, width: usize) -> Content<'a> {
         width,
         theme.muted(),
     ));
-    let finding = fill_keys(&picture::sentence(&plane.finding, scene.dims));
+    let finding = fill_keys(&picture::sentence(
+        &plane.finding,
+        scene.dims,
+        scene.inside_attention,
+    ));
     let mut foot = vec![wrapped(&finding, width, theme.finding())];
     let kept = plane.explained[0] + plane.explained[1];
     if kept < FLAT_WARNING {
@@ -251,16 +255,6 @@ fn content<'a>(scene: &Scene<'a>, width: usize) -> Content<'a> {
                  apart in the other {} dimensions (the distances above are over all of them).",
                 kept * 100.0,
                 scene.dims.saturating_sub(2)
-            ),
-            width,
-            theme.muted(),
-        ));
-    }
-    if let Some(scheme) = scene.inside_attention {
-        foot.push(wrapped(
-            &format!(
-                "{scheme} adds no vector to the embeddings (it acts inside attention), so the \
-                 input vectors are the token vectors."
             ),
             width,
             theme.muted(),
