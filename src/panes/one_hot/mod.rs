@@ -110,6 +110,15 @@ impl Pane for OneHot<'_> {
         }
     }
 
+    /// Stacked under a tall matrix, the looked-up row, the product and the check stay whole:
+    /// the check says the two are equal, so both are on screen with it.
+    fn least_height(&self) -> usize {
+        match &self.content {
+            Content::Message(_) => 4.min(self.height()),
+            Content::Product(product) => (2 + product.least()).min(self.height()),
+        }
+    }
+
     fn render(&self, area: Rect, buf: &mut Buffer, _hits: &mut HitMap) {
         let title = crate::ui::text::title_of(
             &["One-hot", "a lookup as a matrix product"],
@@ -215,6 +224,11 @@ fn content(input: &Input, width: usize) -> Content {
 }
 
 impl Product {
+    /// The fewest lines that bear the check out: the looked-up row, the product, the check.
+    fn least(&self) -> usize {
+        1 + self.result.len() + self.check.len()
+    }
+
     /// The lines that fit in `height` rows.
     fn lines(&self, model: &EmbeddingModel, theme: Theme, height: usize) -> Vec<Line<'static>> {
         let rows = model.rows();
@@ -248,7 +262,15 @@ impl Product {
             }
             optional[drop].clear();
         }
-        let room = height.saturating_sub(essential + kept(&optional));
+        let mut room = height.saturating_sub(essential + kept(&optional));
+        // Shorter still, the one-hot line gives way to the looked-up row: the product and the
+        // check are compared with that row.
+        let one_hot = if room == 0 && height >= self.least() {
+            room = 1;
+            None
+        } else {
+            Some(one_hot)
+        };
         let (shown_rows, gaps) = if room >= natural_lines {
             (natural, natural < rows)
         } else if room >= 3 {
@@ -258,7 +280,7 @@ impl Product {
         };
         let [intro, cost, pointer, legend, header] = optional;
         let mut lines = intro;
-        lines.push(one_hot);
+        lines.extend(one_hot);
         lines.extend(pointer);
         lines.extend(header);
         lines.extend(legend);
@@ -551,6 +573,17 @@ mod tests {
     /// The pane for the token at `step` of `sentence` in the built-in `kind` vocabulary, its
     /// product computed as the explorer computes it.
     fn pane_for(kind: VocabKind, sentence: &str, step: usize, width: u16, height: u16) -> String {
+        pane_at(kind, sentence, step, width, |_| height)
+    }
+
+    /// As [`pane_for`], at the height `height` chooses for the pane built.
+    fn pane_at(
+        kind: VocabKind,
+        sentence: &str,
+        step: usize,
+        width: u16,
+        height: impl Fn(&OneHot) -> u16,
+    ) -> String {
         let model = EmbeddingModel::builtin(kind, DEFAULT_SEED);
         let tokens = model.tokenize(sentence).unwrap();
         let token = tokens.get(step);
@@ -566,7 +599,8 @@ mod tests {
             generating: None,
             theme: Theme::new(false),
         };
-        screen(&build(input, width), width, height).join("\n")
+        let pane = build(input, width);
+        screen(&pane, width, height(&pane)).join("\n")
     }
 
     #[test]
@@ -593,6 +627,23 @@ mod tests {
         assert!(!text.contains("The product takes"), "{text}");
         assert!(text.contains("× 1 "), "{text}");
         assert!(text.contains("bit for bit"), "{text}");
+    }
+
+    #[test]
+    fn at_its_least_the_pane_keeps_the_row_the_product_and_the_check() {
+        // Stacked under a tall matrix (GPT-2's lesson at 80×24), the pane gets its least
+        // height: the looked-up row, the product and the whole check.
+        let text = pane_at(VocabKind::Words, "fox bites the fox", 3, 60, |pane| {
+            u16::try_from(pane.least_height()).unwrap()
+        });
+        assert!(text.contains("× 1"), "{text}");
+        assert!(text.contains("= one-hot × W"), "{text}");
+        assert!(text.contains("row 706, bit for bit"), "{text}");
+        assert!(text.contains("multiplying by all the zeros."), "{text}");
+        assert!(
+            !text.contains("one-hot(706) = ["),
+            "the one-hot line gives way: {text}"
+        );
     }
 
     #[test]
