@@ -87,9 +87,9 @@ pub const STEPS: [Step; 7] = [
             "no: one set, arranged differently",
         ]),
         answer: 2,
-        reveal: "Every word brings the same vector in both orders, so the two sentences hand \
-                 attention the same set. Unmasked attention gives each \
-                 word the same output in both: it cannot tell who bit whom.",
+        // The attention the panes run decides what this step reveals (a causal model's own
+        // layer 0 gives the orders different outputs): core::findings::OrderStep.
+        reveal: "",
         setup: Setup::WordOrder,
     },
     Step {

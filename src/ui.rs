@@ -220,6 +220,18 @@ fn render_lesson(
     buf: &mut Buffer,
     hits: &mut HitMap,
 ) {
+    // A panel taller than its rows leaves out the RoPE copies' vectors, and the claim they
+    // bear out with them, rather than cut its last lines silently.
+    let lesson = if lesson.height() > usize::from(area.height) {
+        lesson_input(app, area.width)
+            .map(|mut input| {
+                input.rope_copies.clear();
+                lesson::build(&input, area.width, short)
+            })
+            .unwrap_or(lesson)
+    } else {
+        lesson
+    };
     let narrow = (picture_beside(app, area) && lesson::picture_may_show(app))
         .then(|| lesson_input(app, READABLE_WIDTH))
         .flatten()
@@ -433,6 +445,10 @@ fn lesson_input(app: &App, width: u16) -> Option<lesson::Input> {
         architecture: match app.real_layer() {
             RealLayer::Open(layer) => Some(layer.architecture()),
             RealLayer::Unavailable(_) | RealLayer::None => None,
+        },
+        causal_layer: match app.real_layer() {
+            RealLayer::Open(layer) if layer.is_causal() => Some(layer.architecture()),
+            _ => None,
         },
         has_row: app
             .lookups()

@@ -12,7 +12,7 @@ use serde_json::json;
 
 mod common;
 
-use common::screen::{pane, press, type_text};
+use common::screen::{pane, pane_prose, press, type_text};
 use common::{TempDir, added_token, bert_post_processor, draw, f32_tensor, write_safetensors};
 
 /// Hidden width of the test checkpoint.
@@ -441,6 +441,54 @@ fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
         embedlens::view_state::HeadChoice::AllHeads
     );
     assert!(app.status().unwrap_or_default().contains("first choice"));
+}
+
+#[test]
+fn the_gpt2_lesson_shows_what_it_says_at_80x24_and_120x40() {
+    // Word order: GPT-2's own layer 0 is causal: the compare pane shows the two orders' outputs differ,
+    // so the lesson must not say that attention gives each word the same output in both.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/gpt2");
+    let mut app = explorer(&folder, "fox bites the fox", usize::MAX);
+    press(&mut app, &[KeyCode::Enter]);
+    type_text(&mut app, "L");
+    // Step 1 first, at 80×24: the one-hot pane stacked under the matrix keeps the looked-up
+    // row, the product and the check that says they are equal.
+    type_text(&mut app, "2");
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("✔ Right, and the panes above show it."),
+        "{text}"
+    );
+    assert!(text.contains("× 1"), "{text}");
+    assert!(text.contains("= one-hot × W"), "{text}");
+    assert!(
+        text.contains("one-hot(8) × W = row 8, bit for bit"),
+        "{text}"
+    );
+    press(&mut app, &[KeyCode::Enter]);
+    while app.lesson().is_some_and(|progress| progress.step < 3) {
+        let answer = app.lesson().map_or(1, |progress| progress.content().answer);
+        type_text(&mut app, &answer.to_string());
+        press(&mut app, &[KeyCode::Enter]);
+    }
+    type_text(&mut app, "2");
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("Word order"), "{text}");
+    assert!(
+        text.contains("✔ Right, and the panes above show it."),
+        "{text}"
+    );
+    assert!(
+        text.contains("the causal mask alone already tells the orders apart"),
+        "{text}"
+    );
+    let lesson = pane_prose(&draw(&app, 120, 40), "Lesson");
+    assert!(lesson.contains("This GPT-2 layer 0 is causal"), "{lesson}");
+    assert!(
+        lesson.contains("the mask alone makes the outputs differ"),
+        "{lesson}"
+    );
+    assert!(!lesson.contains("same output in both"), "{lesson}");
 }
 
 #[test]

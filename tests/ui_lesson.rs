@@ -4,7 +4,9 @@
 mod common;
 
 use common::draw;
-use common::screen::{app_with, at_second_fox, pane, press, press_ctrl, screen_row, screen_text};
+use common::screen::{
+    app_with, at_second_fox, pane, pane_prose, press, press_ctrl, screen_row, screen_text,
+};
 use embedlens::app::App;
 use insta::assert_snapshot;
 use ratatui::crossterm::event::{Event, KeyCode};
@@ -220,10 +222,45 @@ fn lesson_steps_3_and_6_after_a_wrong_answer_fit_80_by_24() {
         text.contains("✘ Not quite: the panes above show why"),
         "{text}"
     );
-    // No room for both copies' vectors before and after their turns: the claim that they
-    // differ is left out rather than said without them.
+    // No room for both copies' vectors before and after their turns: the claims that they
+    // stay identical in the embeddings and differ once turned are left out rather than said
+    // without them.
     assert!(!text.contains("before rotation"), "{text}");
+    assert!(!text.contains("copies stay identical"), "{text}");
     assert_snapshot!("lesson_step_6_wrong_80x24_pane", pane(&terminal, "Lesson"));
+
+    // At 120×40 the wrong answer's panel is too tall for its rows with the copies' vectors:
+    // they give way, with the claim they bear out, and the panel's last line is not cut.
+    let mut app = lesson_wrong_at(6);
+    app.handle_event(&Event::Resize(120, 40));
+    let lesson = pane_prose(&draw(&app, 120, 40), "Lesson");
+    assert!(lesson.contains("✘ Not quite"), "{lesson}");
+    assert!(!lesson.contains("copies stay identical"), "{lesson}");
+    assert!(!lesson.contains("before rotation"), "{lesson}");
+    assert!(lesson.contains("Esc leaves"), "{lesson}");
+}
+
+#[test]
+fn lesson_step_4_after_a_wrong_answer_keeps_both_orders_vectors_and_outputs_at_80_by_24() {
+    // The wrong answer shows two choices, so the panel takes a row more than the right one's:
+    // the compare pane above must still hold both orders' vectors and outputs, which the
+    // reveal speaks of ("the same vector in both orders", "the same output in both").
+    let app = lesson_wrong_at(4);
+    let terminal = draw(&app, 80, 24);
+    let text = screen_text(&terminal);
+    assert!(
+        text.contains("✘ Not quite: the panes above show why"),
+        "{text}"
+    );
+    for line in EVIDENCE[2] {
+        assert!(text.contains(line), "{line}:\n{text}");
+    }
+    let lesson = pane_prose(&terminal, "Lesson");
+    assert!(
+        lesson.contains("Every word brings the same vector in both orders: one set"),
+        "{lesson}"
+    );
+    assert!(lesson.contains("cannot tell who bit whom."), "{lesson}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::pane::TextPane;
 use crate::action::{Action, fill_keys};
 use crate::app::App;
 use crate::core::analysis::layer0::Architecture;
-use crate::core::explain::findings::{Evidence, RotaryStep};
+use crate::core::explain::findings::{Evidence, OrderStep, RotaryStep};
 use crate::lesson::{Progress, STEPS, Setup};
 use crate::theme::Theme;
 
@@ -18,6 +18,9 @@ pub(super) struct Input {
     /// The architecture of the model's own layer 0, when the panes show it rather than the
     /// seeded head.
     pub(super) architecture: Option<Architecture>,
+    /// The architecture of the model's own layer 0 when the panes run it and it is causal
+    /// (GPT-2, Llama-style): the word-order step's outputs then differ.
+    pub(super) causal_layer: Option<Architecture>,
     /// Whether the current token has a row.
     pub(super) has_row: bool,
     /// Whether compare mode is on (it brings its own pair of sentences).
@@ -149,8 +152,9 @@ fn content(input: &Input, compact: bool) -> (String, Vec<Line<'static>>) {
 }
 
 /// What a step shows once answered: the verdict and the reveal, then the evidence the panes
-/// hold for it (`RoPE`'s copies with their vectors only when the panel is not `compact`: on a
-/// short terminal there is no room for the vectors that bear the claim out).
+/// hold for it (`RoPE`'s copies with their vectors only when the panel is not `compact` and
+/// has them: on a short terminal there is no room for the vectors that bear the claim out, and
+/// the claim gives way with them).
 fn reveal_lines(input: &Input, compact: bool) -> Vec<Line<'static>> {
     let Input {
         progress, theme, ..
@@ -171,10 +175,12 @@ fn reveal_lines(input: &Input, compact: bool) -> Vec<Line<'static>> {
             },
         )
     });
-    let reveal = if step.setup == Setup::InsideAttention {
-        rotary.reveal()
-    } else {
-        fill_keys(step.reveal)
+    // The copies' vectors before and after rotation go in the panel only when it has the rows.
+    let copies = rotary.panes_show_it() && !compact && !input.rope_copies.is_empty();
+    let reveal = match step.setup {
+        Setup::InsideAttention => rotary.reveal(copies),
+        Setup::WordOrder => OrderStep::of(input.causal_layer).reveal(),
+        _ => fill_keys(step.reveal),
     };
     lines.push(Line::from(
         verdict
@@ -186,7 +192,7 @@ fn reveal_lines(input: &Input, compact: bool) -> Vec<Line<'static>> {
     // that answer away.
     // On the RoPE step the evidence is the copies before and after rotation.
     if step.setup == Setup::InsideAttention {
-        if rotary.panes_show_it() && !compact {
+        if copies {
             lines.extend(input.rope_copies.iter().cloned());
         }
     } else if !input.comparing
@@ -285,6 +291,7 @@ mod tests {
         Input {
             progress: Progress { step, answered },
             architecture: None,
+            causal_layer: None,
             has_row: true,
             comparing: false,
             finding: Some(Line::raw(

@@ -108,22 +108,69 @@ impl RotaryStep {
         self == Self::Shown
     }
 
-    /// What the step reveals (naming no key: the lesson's keys are only its own).
+    /// What the step reveals (naming no key: the lesson's keys are only its own);
+    /// `copies_shown` says whether the copies' vectors before and after rotation are on screen
+    /// with it, the numbers behind "the copies stay identical there".
     #[must_use]
-    pub fn reveal(self) -> String {
+    pub fn reveal(self, copies_shown: bool) -> String {
         match self {
             Self::Shown => {
-                ("RoPE leaves the embeddings alone (the copies stay identical there) and turns \
-                 each query and key by an angle that grows with position, so a score depends on \
-                 how far apart two tokens are. ALiBi, another scheme, subtracts a distance \
-                 penalty from the scores instead.")
-                    .to_owned()
+                let copies = if copies_shown {
+                    " (the copies stay identical there)"
+                } else {
+                    ""
+                };
+                format!(
+                    "RoPE leaves the embeddings alone{copies} and turns each query and key by an \
+                     angle that grows with position, so a score depends on how far apart two \
+                     tokens are. ALiBi, another scheme, subtracts a distance penalty from the \
+                     scores instead."
+                )
             }
             Self::ModelLearns(architecture) => format!(
                 "RoPE (Llama and kin) leaves the embeddings alone and rotates each query and key \
                  inside attention. This {} model is not one of them: it adds its own learned \
                  position vectors to the embeddings, and that is what the panes above show.",
                 architecture.name()
+            ),
+        }
+    }
+}
+
+/// What the lesson's word-order step may say about attention's outputs, decided by the
+/// attention the panes run: unmasked (the seeded head, a BERT-style layer 0) gives each word
+/// the same output in both orders; a causal layer 0 (GPT-2, Llama-style) does not, as its mask
+/// alone tells the orders apart, and the panes show those outputs differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderStep {
+    /// Unmasked attention: each word's output is the same in both orders.
+    Unmasked,
+    /// A model's own causal layer 0.
+    Causal(Architecture),
+}
+
+impl OrderStep {
+    /// The step for the panes' attention: `causal_layer` is the architecture of the model's
+    /// own layer 0 when that layer is causal.
+    #[must_use]
+    pub fn of(causal_layer: Option<Architecture>) -> Self {
+        causal_layer.map_or(Self::Unmasked, Self::Causal)
+    }
+
+    /// What the step reveals: the one set of vectors, then what attention does with it.
+    #[must_use]
+    pub fn reveal(self) -> String {
+        let set =
+            "Every word brings the same vector in both orders: one set, arranged differently.";
+        match self {
+            Self::Unmasked => format!(
+                "{set} Unmasked attention gives each word the same output in both: it cannot \
+                 tell who bit whom."
+            ),
+            Self::Causal(architecture) => format!(
+                "{set} This {architecture} layer 0 is causal: each word sees only itself and the \
+                 words before it, so the mask alone makes the outputs differ. Unmasked, \
+                 attention could not tell who bit whom."
             ),
         }
     }
@@ -194,14 +241,21 @@ mod tests {
     fn a_learned_position_model_is_not_said_to_show_rope() {
         let seeded = RotaryStep::of(None);
         assert!(seeded.panes_show_it());
-        assert!(seeded.reveal().contains("copies stay identical there"));
+        assert!(seeded.reveal(true).contains("copies stay identical there"));
+        // Without the copies' vectors on screen, the claim about them is left out.
+        let short = seeded.reveal(false);
+        assert!(!short.contains("copies"), "{short}");
+        assert!(
+            short.starts_with("RoPE leaves the embeddings alone and turns"),
+            "{short}"
+        );
         assert_eq!(
             RotaryStep::of(Some(Architecture::Rotary)),
             RotaryStep::Shown
         );
         let bert = RotaryStep::of(Some(Architecture::Bert));
         assert!(!bert.panes_show_it());
-        let reveal = bert.reveal();
+        let reveal = bert.reveal(true);
         assert!(reveal.contains("not one of them"), "{reveal}");
         assert!(reveal.contains("learned position vectors"), "{reveal}");
         assert!(!reveal.contains("copies stay identical"), "{reveal}");
@@ -217,5 +271,25 @@ mod tests {
             assert!(!evidence.verdict(true).contains("above show it"));
             assert!(!evidence.verdict(false).contains("show why"));
         }
+    }
+
+    #[test]
+    fn only_unmasked_attention_is_said_to_give_both_orders_the_same_outputs() {
+        let unmasked = OrderStep::of(None).reveal();
+        assert!(
+            unmasked.contains("one set, arranged differently"),
+            "{unmasked}"
+        );
+        assert!(unmasked.contains("Unmasked attention gives each word the same output"));
+        let gpt2 = OrderStep::of(Some(Architecture::Gpt2));
+        assert_eq!(gpt2, OrderStep::Causal(Architecture::Gpt2));
+        let causal = gpt2.reveal();
+        assert!(causal.contains("one set, arranged differently"), "{causal}");
+        assert!(causal.contains("This GPT-2 layer 0 is causal"), "{causal}");
+        assert!(
+            causal.contains("the mask alone makes the outputs differ"),
+            "{causal}"
+        );
+        assert!(!causal.contains("same output"), "{causal}");
     }
 }
