@@ -219,6 +219,11 @@ fn without_positions_the_reversal_is_identical_and_with_them_it_differs() {
         text.contains("Reversed: every word's layer-0 output the same, bit for bit"),
         "{text}"
     );
+    // The reversal's outputs are not in this pane: the verdict names the keys that show them.
+    assert!(
+        text.contains("bit for bit; c, then a, shows both orders' outputs."),
+        "{text}"
+    );
     assert!(
         text.contains("same output in both orders, bit for bit"),
         "{text}"
@@ -441,6 +446,29 @@ fn compare_mode_shows_each_words_layer_0_output_in_a_and_b() {
         embedlens::view_state::HeadChoice::AllHeads
     );
     assert!(app.status().unwrap_or_default().contains("first choice"));
+}
+
+#[test]
+fn compare_mode_follows_s_as_the_explorer_does() {
+    // The committed BERT fixture: its tokenizer adds [CLS] and [SEP]. With S they are left
+    // out of the explorer, and now of both compared sentences' vectors too, not only of the
+    // layer's outputs below them.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layer0/bert");
+    let mut app = explorer(&folder, "fox bites the fox", usize::MAX);
+    press(&mut app, &[KeyCode::Enter]);
+    type_text(&mut app, "ca");
+    let compare = pane(&draw(&app, 120, 40), "Compare");
+    assert!(compare.contains("[CLS]"), "{compare}");
+    type_text(&mut app, "S");
+    let compare = pane(&draw(&app, 120, 40), "Compare");
+    assert!(compare.contains("A: fox bites the fox"), "{compare}");
+    assert!(!compare.contains("[CLS]"), "{compare}");
+    assert!(!compare.contains("[SEP]"), "{compare}");
+    assert!(compare.contains("SAME SET OF TOKEN VECTORS"), "{compare}");
+    // S again: the special tokens are back in both.
+    type_text(&mut app, "S");
+    let compare = pane(&draw(&app, 120, 40), "Compare");
+    assert!(compare.contains("[CLS]"), "{compare}");
 }
 
 #[test]

@@ -20,7 +20,7 @@ use super::memo::{PaneMemo, SeededHead, Shared, seeded_head};
 use super::scan::{self, Scales};
 use super::sources::RealLayer;
 use crate::core::analysis::attention::Mask;
-use crate::core::analysis::compare::{Comparison, MAX_COMPARED_TOKENS, compare_with_head};
+use crate::core::analysis::compare::{Comparison, MAX_COMPARED_TOKENS, ReadAs, compare_with_head};
 use crate::core::analysis::schemes::{TurnedCopies, turned_copies};
 use crate::core::explain::layer0::{PairError, SentencePair, SentenceRun};
 use crate::core::tables::positional::PositionScheme;
@@ -217,7 +217,10 @@ impl Derived {
                     scheme,
                     mask,
                     &head,
-                    inputs.settings.ids,
+                    ReadAs {
+                        special_tokens: inputs.settings.special_tokens,
+                        by_ids: inputs.settings.ids,
+                    },
                 )
                 .map_err(|error| format!("{error:#}")),
             ));

@@ -150,7 +150,12 @@ impl SentenceRun {
         let mut sentences = Vec::new();
         let mut reasons = None;
         if let Some((order, judgement)) = &self.reversal {
-            sentences.push(format!("{}.", judgement.headline("Reversed", text_of)));
+            // The reversal's outputs are not in this pane: compare mode shows both orders'.
+            sentences.push(format!(
+                "{}; {{ToggleCompare}}, then {{ShowDetail(Attention)}}, shows both orders' \
+                 outputs.",
+                judgement.headline("Reversed", text_of)
+            ));
             let reversed: Vec<String> = order.iter().map(|&k| text_of(k)).collect();
             reasons = Some(format!(
                 "Reversed is {}: {}.",
@@ -419,6 +424,13 @@ mod tests {
         let run = SentenceRun::compute(&layer, &tokens, 8, false).unwrap();
         let sentences = run.finding(&tokens, None, 1);
         assert!(sentences[0].starts_with("Reversed"), "{sentences:?}");
+        // The reversal's outputs are shown in compare mode, and the verdict says where.
+        assert!(
+            sentences[0].ends_with(
+                "; {ToggleCompare}, then {ShowDetail(Attention)}, shows both orders' outputs."
+            ),
+            "{sentences:?}"
+        );
         assert!(sentences[1].starts_with("'x' at"), "{sentences:?}");
         let keys = sentences.last().unwrap();
         assert_eq!(

@@ -124,14 +124,32 @@ pub fn compare(
     attention_seed: u64,
 ) -> Result<Comparison> {
     let head = AttentionWeights::seeded(model.dims(), attention_seed);
-    compare_with_head(model, a, b, scheme, mask, &head, false)
+    compare_with_head(model, a, b, scheme, mask, &head, ReadAs::TEXT)
+}
+
+/// How both sentences of a comparison are read: as the explorer reads its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadAs {
+    /// Whether the tokenizer adds its special tokens (`[CLS]`, `[SEP]`), as `S` chooses.
+    pub special_tokens: bool,
+    /// Whether numbers are read as token ids (`--ids`).
+    pub by_ids: bool,
+}
+
+impl ReadAs {
+    /// Text, with the special tokens the tokenizer adds.
+    pub const TEXT: Self = Self {
+        special_tokens: true,
+        by_ids: false,
+    };
 }
 
 /// [`compare`] with a head made beforehand, so a caller can keep one for a wide model
 /// (three `d × d` matrices) rather than draw it again for every keystroke.
 ///
-/// Both sentences are read as the explorer reads its own: as ids typed as numbers when
-/// `by_ids` is set or the model has no tokenizer (see [`sentence::read`]).
+/// Both sentences are read as the explorer reads its own (`reading`): with or without the
+/// special tokens, and as ids typed as numbers when `by_ids` is set or the model has no
+/// tokenizer (see [`sentence::read`]).
 ///
 /// # Errors
 /// As [`compare`]; also when the head does not take the model's width.
@@ -142,7 +160,7 @@ pub fn compare_with_head(
     scheme: PositionScheme,
     mask: Mask,
     head: &AttentionWeights,
-    by_ids: bool,
+    reading: ReadAs,
 ) -> Result<Comparison> {
     if head.input_dims() != model.dims() {
         bail!(
@@ -152,8 +170,8 @@ pub fn compare_with_head(
             model.dims()
         );
     }
-    let first = compared_sentence(model, (a, "A"), scheme, mask, head, by_ids)?;
-    let second = compared_sentence(model, (b, "B"), scheme, mask, head, by_ids)?;
+    let first = compared_sentence(model, (a, "A"), scheme, mask, head, reading)?;
+    let second = compared_sentence(model, (b, "B"), scheme, mask, head, reading)?;
     let same_token_vectors = sorted_bits(&first) == sorted_bits(&second);
     let same_mean_vector = bits(&first.mean_token_vector) == bits(&second.mean_token_vector)
         && first.mean_token_vector.iter().all(|x| x.is_finite());
@@ -180,9 +198,13 @@ fn compared_sentence(
     scheme: PositionScheme,
     mask: Mask,
     head: &AttentionWeights,
-    by_ids: bool,
+    reading: ReadAs,
 ) -> Result<ComparedSentence> {
-    let read = sentence::read(model, text, true, by_ids)?;
+    let ReadAs {
+        special_tokens,
+        by_ids,
+    } = reading;
+    let read = sentence::read(model, text, special_tokens, by_ids)?;
     let read_as_ids = by_ids || !model.reads_text();
     let (mut tokens, longer) = (read.tokens, read.unread.is_some());
     let token_count = tokens.len();
@@ -684,7 +706,10 @@ mod tests {
                 PositionScheme::None,
                 Mask::None,
                 &head,
-                by_ids,
+                ReadAs {
+                    special_tokens: true,
+                    by_ids,
+                },
             );
             pair.map(|pair| pair.sentences[0].lookups[0].token.id)
         };
@@ -699,12 +724,12 @@ mod tests {
         let head = AttentionWeights::seeded(3, 9);
         let scheme = PositionScheme::Sinusoidal;
         assert_eq!(
-            compare_with_head(&model, a, b, scheme, Mask::Causal, &head, false).unwrap(),
+            compare_with_head(&model, a, b, scheme, Mask::Causal, &head, ReadAs::TEXT).unwrap(),
             compare(&model, a, b, scheme, Mask::Causal, 9).unwrap()
         );
         let narrow = AttentionWeights::seeded(2, 9);
         let error =
-            compare_with_head(&model, a, b, scheme, Mask::None, &narrow, false).unwrap_err();
+            compare_with_head(&model, a, b, scheme, Mask::None, &narrow, ReadAs::TEXT).unwrap_err();
         assert_eq!(
             error.to_string(),
             "the attention head takes 2 numbers but the seed table's vectors have 3"
