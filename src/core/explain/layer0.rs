@@ -135,9 +135,10 @@ impl SentenceRun {
 
 impl SentenceRun {
     /// What the pane says about the run, in sentences: the sentence against its reversal
-    /// (the verdict first, short enough for one line of a small terminal), the first repeated
-    /// word's copies, that layer 0 takes its own positions (`own`), the reversal's reasons,
-    /// then the keys that change what is shown, named by their action (`{TogglePositions}`).
+    /// (the verdict first, short enough for one line of a small terminal), that layer 0 takes
+    /// its own positions (`own`), the reversal's reasons, then the keys that change what is
+    /// shown, named by their action (`{TogglePositions}`). The first repeated word's copies
+    /// are [`SentenceRun::copies_claim`], said apart, with their outputs.
     /// `tokens` is the sentence the run was made from; `heads` the layer's heads.
     #[must_use]
     pub fn finding(
@@ -163,16 +164,22 @@ impl SentenceRun {
                 judgement.sentence(text_of)
             ));
         }
-        if let Some((word, copies)) = &self.copies {
-            sentences.push(format!(
-                "{}.",
-                copies.sentence(word, (copies.first, copies.second))
-            ));
-        }
         sentences.extend(own.map(OwnPositions::sentence));
         sentences.extend(reasons);
         sentences.push(keys(heads, self.run.with_positions));
         sentences
+    }
+
+    /// What the first repeated word's first two copies get, in a sentence, and the sentence
+    /// indices of those copies: the pane says it only while both copies' outputs are drawn.
+    #[must_use]
+    pub fn copies_claim(&self) -> Option<(String, [usize; 2])> {
+        let (word, copies) = self.copies.as_ref()?;
+        let sentence = format!("{}.", copies.sentence(word, (copies.first, copies.second)));
+        Some((
+            sentence,
+            [self.members[copies.first], self.members[copies.second]],
+        ))
     }
 }
 
@@ -431,7 +438,14 @@ mod tests {
             ),
             "{sentences:?}"
         );
-        assert!(sentences[1].starts_with("'x' at"), "{sentences:?}");
+        let (claim, copies) = run.copies_claim().unwrap();
+        assert!(claim.starts_with("'x' at 0 and 3"), "{claim}");
+        assert_eq!(copies, [0, 3]);
+        assert!(
+            sentences
+                .iter()
+                .all(|sentence| !sentence.contains("'x' at"))
+        );
         let keys = sentences.last().unwrap();
         assert_eq!(
             keys,

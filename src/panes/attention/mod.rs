@@ -739,8 +739,19 @@ fn other_rows(input: &Input, grid: &Grid, copies: &[usize]) -> Vec<usize> {
 }
 
 /// With no positions and no mask, copies of the current word get the same weights and output:
-/// the claim, and the copies' rows that bear it out.
+/// the claim, and the copies' rows that bear it out. On the model's own layer 0, the layer's
+/// verdict on the first repeated word's two copies, and their rows.
 fn copies_claim(input: &Input, grid: &Grid, width: usize) -> Option<Copies> {
+    if let Some((_, view)) = real_view(input) {
+        let (claim, copies) = view.copies_claim()?;
+        if !copies.iter().all(|index| grid.members.contains(index)) {
+            return None;
+        }
+        return Some(Copies {
+            lines: wrap_words(&claim, width),
+            rows: other_rows(input, grid, &copies),
+        });
+    }
     let unmasked_without_positions = real_view(input).is_none()
         && input.scheme == PositionScheme::None
         && input.mask != Mask::Causal;
