@@ -12,6 +12,8 @@ use std::path::Path;
 use anyhow::{Result, anyhow, bail};
 use memmap2::Mmap;
 
+use crate::core::tables::table::Bytes;
+
 /// Maps a whole model file into memory, read-only: every safetensors shard and GGUF file.
 #[expect(
     unsafe_code,
@@ -25,6 +27,52 @@ pub(super) fn map_read_only(file: &File) -> std::io::Result<Mmap> {
     // and says why). Model files are not rewritten in place in normal use (the safetensors
     // crate and llama.cpp write a new file and rename it), so we accept that risk.
     unsafe { Mmap::map(file) }
+}
+
+/// A file mapped read-only that also reads stretches with `pread`: bytes read once (a GGUF
+/// file's metadata, walked to find its tensor list) are copied from the page cache without
+/// mapping their pages, which costs more than the copy when the cache holds them in 4 KiB
+/// pieces; what is read again and again (table rows, token names) is read through the map.
+pub(super) struct MappedFile {
+    file: File,
+    map: Mmap,
+}
+
+impl MappedFile {
+    /// Maps an open file (see [`map_read_only`]) and keeps it open for reading.
+    pub(super) fn new(file: File) -> std::io::Result<Self> {
+        let map = map_read_only(&file)?;
+        Ok(Self { file, map })
+    }
+}
+
+impl Bytes for MappedFile {
+    fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    #[cfg(unix)]
+    fn read_at(&self, offset: usize, buffer: &mut [u8]) -> usize {
+        use std::os::unix::fs::FileExt;
+        let end = self.map.len().saturating_sub(offset).min(buffer.len());
+        let mut filled = 0;
+        while filled < end {
+            match self
+                .file
+                .read_at(&mut buffer[filled..end], (offset + filled) as u64)
+            {
+                Ok(0) => break,
+                Ok(read) => filled += read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        if filled < end {
+            // A read that failed or came short (the file shrank): the map says what it holds.
+            buffer[filled..end].copy_from_slice(&self.map[offset + filled..offset + end]);
+        }
+        end
+    }
 }
 
 /// The kinds of JSON file a model is read from, each with the most bytes it may hold.

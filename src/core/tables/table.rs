@@ -152,6 +152,16 @@ impl fmt::Display for Dtype {
 pub trait Bytes: Send + Sync {
     /// All the bytes.
     fn bytes(&self) -> &[u8];
+
+    /// Copies the bytes from `offset` on into `buffer`, as many as fit and there are: how many.
+    /// A mapped file reads them from the file instead, for bytes read once that need not be
+    /// mapped.
+    fn read_at(&self, offset: usize, buffer: &mut [u8]) -> usize {
+        let from = self.bytes().get(offset..).unwrap_or_default();
+        let len = from.len().min(buffer.len());
+        buffer[..len].copy_from_slice(&from[..len]);
+        len
+    }
 }
 
 impl Bytes for Vec<u8> {

@@ -14,7 +14,7 @@ use anyhow::{Result, anyhow, bail};
 
 use super::ggml_type::GgmlType;
 use super::value::{ItemType, MetadataValue, PackedArray};
-use crate::core::files::access::{map_read_only, open_regular};
+use crate::core::files::access::{MappedFile, open_regular};
 use crate::core::tables::table::shape_text;
 use crate::core::tables::table::{Bytes, Table};
 
@@ -115,7 +115,7 @@ impl GgufFile {
     /// truncated or inconsistent; the message names the file.
     pub fn open(path: &Path) -> Result<Self> {
         let file = open_regular(path)?;
-        let map = map_read_only(&file).map_err(|error| anyhow!("{}: {error}", path.display()))?;
+        let map = MappedFile::new(file).map_err(|error| anyhow!("{}: {error}", path.display()))?;
         Self::from_bytes(Arc::new(map), path)
     }
 

@@ -15,6 +15,7 @@ pub(super) mod model;
 mod model_tests;
 mod value;
 mod vocab;
+mod walk;
 mod writer;
 
 pub use file::{GgufFile, GgufTensor, MAX_ARRAY_VALUES, is_gguf};

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use super::walk::{StringIndex, next_string, walk_strings};
 use crate::core::tables::table::Bytes;
 
 /// One metadata value: a number, a flag, a string, or an array of values.
@@ -244,10 +245,6 @@ impl ItemType {
     }
 }
 
-/// A packed string array remembers where every this-many-th string starts, so that reading
-/// one by its index walks past at most this many others.
-const STRIDE: usize = 64;
-
 /// An array of numbers or strings left in the file's bytes, whose items it has walked past
 /// once (each string's length checked) to know where it ends.
 #[derive(Clone)]
@@ -257,8 +254,8 @@ pub struct PackedArray {
     count: usize,
     start: usize,
     end: usize,
-    /// Where string 0, [`STRIDE`], 2 × [`STRIDE`]… starts (its length field).
-    marks: Arc<[usize]>,
+    /// Where every 64th string starts (its length field), for a string array.
+    index: Arc<StringIndex>,
 }
 
 impl fmt::Debug for PackedArray {
@@ -285,23 +282,15 @@ impl PackedArray {
         start: usize,
     ) -> Result<Self, usize> {
         let all = bytes.bytes();
-        let mut marks = Vec::new();
-        let end = if let Some(width) = item.width() {
-            count
+        let (end, index) = if let Some(width) = item.width() {
+            let end = count
                 .checked_mul(width)
                 .and_then(|len| start.checked_add(len))
                 .filter(|&end| end <= all.len())
-                .ok_or(start)?
+                .ok_or(start)?;
+            (end, StringIndex::default())
         } else {
-            marks.reserve(count.div_ceil(STRIDE).min(all.len() / 8 / STRIDE + 1));
-            let mut at = start;
-            for index in 0..count {
-                if index % STRIDE == 0 {
-                    marks.push(at);
-                }
-                at = next_string(all, at).ok_or(at)?;
-            }
-            at
+            walk_strings(bytes.as_ref(), count, start)?
         };
         Ok(Self {
             bytes,
@@ -309,7 +298,7 @@ impl PackedArray {
             count,
             start,
             end,
-            marks: marks.into(),
+            index: Arc::new(index),
         })
     }
 
@@ -340,7 +329,7 @@ impl PackedArray {
     /// The bytes of the string whose length field is at `at`, and where the next one starts.
     fn string_at(&self, at: usize) -> Option<(&[u8], usize)> {
         let bytes = &self.bytes.bytes()[..self.end];
-        let next = next_string(bytes, at)?;
+        let next = next_string(bytes, at, bytes.len())?;
         Some((&bytes[at + 8..next], next))
     }
 
@@ -353,8 +342,8 @@ impl PackedArray {
             let at = self.start + index * width;
             return self.bytes.bytes().get(at..at + width);
         }
-        let mut at = *self.marks.get(index / STRIDE)?;
-        for _ in 0..index % STRIDE {
+        let (mut at, steps) = self.index.nearest(index)?;
+        for _ in 0..steps {
             at = self.string_at(at)?.1;
         }
         self.string_at(at).map(|(text, _)| text)
@@ -375,15 +364,6 @@ impl PackedArray {
             Some(text)
         })
     }
-}
-
-/// Where the string whose length field is at `at` ends, if it ends within the bytes.
-fn next_string(bytes: &[u8], at: usize) -> Option<usize> {
-    let field: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
-    let len = usize::try_from(u64::from_le_bytes(field)).ok()?;
-    (at + 8)
-        .checked_add(len)
-        .filter(|&next| next <= bytes.len())
 }
 
 /// An item's value from its bytes (a number's little-endian bytes, a string's text).
