@@ -37,21 +37,18 @@ fn commit() -> Option<String> {
         return None;
     }
     // Build again when the checked-out commit moves: HEAD, the branch it names, packed refs.
-    for file in ["HEAD", "packed-refs"] {
+    // Only files that exist are named: cargo reruns a build script whose named file is missing
+    // on every build (a repository without packed refs, a branch whose ref is only packed),
+    // and that rebuilt the whole crate at every cargo command.
+    let mut watched = vec!["HEAD".to_owned(), "packed-refs".to_owned()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for file in &watched {
         if let Some(path) = git(&["rev-parse", "--git-path", file]) {
-            println!(
-                "cargo:rerun-if-changed={}",
-                Path::new(&top).join(path).display()
-            );
+            let path = Path::new(&top).join(path);
+            if path.exists() {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
         }
-    }
-    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
-        && let Some(path) = git(&["rev-parse", "--git-path", &branch])
-    {
-        println!(
-            "cargo:rerun-if-changed={}",
-            Path::new(&top).join(path).display()
-        );
     }
     git(&["rev-parse", "--short=10", "HEAD"])
 }
