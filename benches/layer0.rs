@@ -18,9 +18,18 @@
 //!   with the rows on cache-line boundaries (the table from byte 0), once with every row 56
 //!   bytes past one (from byte 56, as a table inside a safetensors file can lie).
 //!
+//! - `paired`: after criterion's samples, rounds of the FMA loop and of layer 0 alternate back
+//!   to back on the same two threads, for a few seconds a width: each layer's projections are
+//!   divided by the time their multiply-adds take at the rate of the FMA rounds just before
+//!   and just after them. This host's other guests move the FMA rate by a third from one
+//!   minute to the next (144–212 billion a second), so a ratio of two medians taken minutes
+//!   apart measures them as much as the code; a ratio taken within milliseconds does not.
+//!
 //! After criterion's figures, `ratio` lines give the projections and the whole layer as
 //! multiples of the FMA bound (the layer's multiply-adds at the measured rate), and the scan
-//! as a multiple of the mapped read, from the medians of the same samples.
+//! as a multiple of the mapped read, from the medians of the same samples; `paired` lines give
+//! the median and range of the per-round ratios, and the FMA loop's rate beside the peak that
+//! the clock the kernel reports allows (2 cores × 2 FMA pipes × 16 float32 lanes × clock).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -34,6 +43,7 @@ use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use embedlens::core::analysis::layer0::Layer0;
 use embedlens::core::analysis::similarity::nearest_rows;
 use embedlens::core::files::{FileSource, OpenOptions, open};
 use embedlens::core::tables::table::{Dtype, Table};
@@ -403,9 +413,13 @@ fn group<'a>(c: &'a mut Criterion, name: &str, seconds: u64) -> BenchmarkGroup<'
     group
 }
 
-/// Layer 0 at each width, the projections' own time recorded beside the layer's; returns each
-/// width's multiply-adds.
-fn layers(c: &mut Criterion, samples: &Samples) -> Vec<(usize, usize)> {
+/// Layer 0 at each width, the projections' own time recorded beside the layer's, then its
+/// paired rounds (into `paired`); returns each width's multiply-adds.
+fn layers(
+    c: &mut Criterion,
+    samples: &Samples,
+    paired: &mut Vec<(usize, Vec<Round>)>,
+) -> Vec<(usize, usize)> {
     let ids: Vec<usize> = (0..TOKENS).map(|i| (i * 37) % VOCABULARY).collect();
     let mut group = group(c, "layer0", 5);
     let mut work = Vec::new();
@@ -422,7 +436,8 @@ fn layers(c: &mut Criterion, samples: &Samples) -> Vec<(usize, usize)> {
         .map(|opened| opened.layer0)
         .expect("the checkpoint opens")
         .expect("it has a layer 0");
-        work.push((hidden, layer.projection_work(TOKENS)));
+        let multiply_adds = layer.projection_work(TOKENS);
+        work.push((hidden, multiply_adds));
         let name = format!("{TOKENS} tokens, {hidden} wide, {heads}/{kv_heads} heads, bf16");
         group.bench_function(&name, |b| {
             b.iter_custom(|iterations| {
@@ -439,9 +454,115 @@ fn layers(c: &mut Criterion, samples: &Samples) -> Vec<(usize, usize)> {
                 total
             });
         });
+        // Only for a width criterion measured (not filtered out).
+        if samples.median(&format!("layer {hidden}")).is_some() {
+            paired.push((hidden, paired_rounds(&layer, &ids, multiply_adds)));
+        }
     }
     group.finish();
     work
+}
+
+/// How long the paired rounds of one width run, at least.
+const PAIRED_SECONDS: f64 = 4.0;
+
+/// Rounds of one width, at least.
+const PAIRED_ROUNDS: usize = 30;
+
+/// One paired round: the projections' time as a multiple of the time their multiply-adds take
+/// at the FMA rate measured around them, and that rate (multiply-adds a second).
+struct Round {
+    ratio: f64,
+    rate: f64,
+}
+
+/// The FMA loop on [`THREADS`] threads, `passes` passes each (one spawn a thread, as the layer
+/// spawns its own): the multiply-adds a second.
+#[expect(clippy::cast_precision_loss, reason = "counts to three figures")]
+fn fma_rate(passes: usize) -> f64 {
+    let started = Instant::now();
+    let done = on_every_thread(|| (0..passes).map(|_| fma_pass()).sum());
+    done as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Rounds of the FMA loop and of the layer in turn, back to back on the same threads: each
+/// layer run's projections against the mean rate of the FMA rounds on either side of it. An
+/// FMA round does about as many multiply-adds as the projections (at least one pass a thread),
+/// so both take similar slices of the host's time.
+#[expect(clippy::cast_precision_loss, reason = "counts to three figures")]
+fn paired_rounds(layer: &Layer0, ids: &[usize], multiply_adds: usize) -> Vec<Round> {
+    let per_pass = on_every_thread(fma_pass);
+    let passes = (multiply_adds / per_pass).max(1);
+    let started = Instant::now();
+    let mut rounds = Vec::new();
+    let mut before = fma_rate(passes);
+    while rounds.len() < PAIRED_ROUNDS || started.elapsed().as_secs_f64() < PAIRED_SECONDS {
+        let (run, times) = layer.run_timed(black_box(ids), true).expect("it runs");
+        black_box(run);
+        let after = fma_rate(passes);
+        let rate = f64::midpoint(before, after);
+        let bound = multiply_adds as f64 / rate;
+        rounds.push(Round {
+            ratio: times.projections.as_secs_f64() / bound,
+            rate,
+        });
+        before = after;
+    }
+    rounds
+}
+
+/// The median, least and greatest of `values`.
+fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
+}
+
+/// The clock the kernel reports for the first processor, in MHz (a virtual machine's may be
+/// its nominal clock, below what the cores reach when they boost).
+fn reported_clock() -> Option<f64> {
+    let info = fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|line| line.starts_with("cpu MHz"))?
+        .split(':')
+        .nth(1)?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The `paired` lines: per width, the median and range of the rounds' ratios and FMA rates,
+/// then the peak the reported clock allows.
+#[expect(clippy::cast_precision_loss, reason = "counts to three figures")]
+fn print_paired(paired: Vec<(usize, Vec<Round>)>) {
+    for (hidden, rounds) in paired {
+        let count = rounds.len();
+        let (rates, ratios): (Vec<f64>, Vec<f64>) = rounds
+            .into_iter()
+            .map(|round| (round.rate, round.ratio))
+            .unzip();
+        let (ratio, least, most) = spread(ratios);
+        let (rate, slowest, fastest) = spread(rates);
+        println!(
+            "paired projections, {hidden} wide: {ratio:.2} × the FMA bound (median of {count} \
+             rounds, {least:.2}–{most:.2}); FMA loop {:.1} billion a second ({:.1}–{:.1})",
+            rate / 1e9,
+            slowest / 1e9,
+            fastest / 1e9
+        );
+    }
+    if let Some(clock) = reported_clock() {
+        // Two FMA pipes of sixteen float32 lanes a core (AVX-512), on every thread's core.
+        let peak = THREADS as f64 * 2.0 * 16.0 * clock * 1e6;
+        println!(
+            "paired peak at the reported clock: {THREADS} cores × 2 FMA pipes × 16 lanes × \
+             {clock:.0} MHz = {:.1} billion multiply-adds a second",
+            peak / 1e9
+        );
+    }
 }
 
 #[expect(
@@ -457,7 +578,8 @@ fn layer0(c: &mut Criterion) {
     samples.bench(&mut bounds, "mapped read", || sum_bytes(&mapped));
     bounds.finish();
 
-    let work = layers(c, &samples);
+    let mut paired = Vec::new();
+    let work = layers(c, &samples, &mut paired);
 
     let table = Table::mapped(mapped.clone(), 0, Dtype::BF16, TABLE_ROWS, TABLE_DIMS)
         .expect("a whole table");
@@ -517,6 +639,7 @@ fn layer0(c: &mut Criterion) {
             );
         }
     }
+    print_paired(paired);
     if let (Some(read), Some(scan)) = (median("cpu mapped read"), median(&format!("cpu {SCAN}"))) {
         print_ratio(
             "nearest rows, CPU time",
