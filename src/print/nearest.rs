@@ -1,5 +1,7 @@
 //! `embedlens nearest`: the rows of the whole table nearest one row by cosine, exactly as the
-//! similarity pane finds them (one scan, [`nearest_rows`], for both).
+//! similarity pane finds them (one scan for both: [`nearest_rows_once`] is the pane's
+//! `nearest_rows` reading a file's rows from it rather than through its map, as a process that
+//! reads them once should).
 
 use std::io::{self, Write};
 
@@ -9,7 +11,7 @@ use serde::Serialize;
 use super::timings::Stopwatch;
 use super::{table_name, write_or_stop};
 use crate::cli::{NearestArgs, NearestFormat};
-use crate::core::analysis::similarity::nearest_rows;
+use crate::core::analysis::similarity::nearest_rows_once;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::{DEFAULT_CONTEXT_LENGTH, EmbeddingModel};
 use crate::core::text::printable::printable;
@@ -38,7 +40,7 @@ pub fn nearest(args: &NearestArgs, out: &mut impl Write, timings: &mut impl Writ
     let Some(query) = lookup.input_vector else {
         bail!("id {} has no row", token.id.unwrap_or_default());
     };
-    let rows = nearest_rows(model.token_table(), query.view(), usize::from(args.top));
+    let rows = nearest_rows_once(model.token_table(), query.view(), usize::from(args.top));
     stopwatch.lap("scan");
     let id = token.id.unwrap_or_default();
     if rows.is_empty() {

@@ -7,9 +7,12 @@ use std::sync::atomic::{self, AtomicBool};
 
 use ndarray::{Array1, Array2, ArrayView1};
 
-use crate::core::tables::table::{StoredRow, Table};
+use crate::core::tables::table::Table;
 
+mod source;
 mod sums;
+pub use source::Pass;
+use source::{RowReader, RowSource};
 use sums::{dot, dots_and_norms_squared};
 
 /// The cosine similarity of every pair of vectors: entry `[i, j]` is `cos(v_i, v_j)`.
@@ -43,9 +46,20 @@ pub fn cosine_matrix(vectors: &[Array1<f32>]) -> Array2<f64> {
 /// Exact: every row, every dimension, summed in f64, no projection or sampling. Rows of zero
 /// length (no angle) and rows whose cosine is not a number are skipped. Empty when `vector`
 /// has zero length or the wrong width, or while the table is still being made.
+///
+/// For a session that scans again and again (the explorer): a table in a file is read through
+/// its map (see [`Pass`]).
 #[must_use]
 pub fn nearest_rows(table: &Table, vector: ArrayView1<f32>, k: usize) -> Vec<(usize, f64)> {
     nearest_rows_unless(table, vector, k, &AtomicBool::new(false)).unwrap_or_default()
+}
+
+/// [`nearest_rows`] as the one pass of a process that then ends (`embedlens nearest`): the
+/// same rows and the same bits, a table in a file read from it in chunks (see [`Pass`]).
+#[must_use]
+pub fn nearest_rows_once(table: &Table, vector: ArrayView1<f32>, k: usize) -> Vec<(usize, f64)> {
+    let from = RowSource::for_pass(table, Pass::Once);
+    nearest_rows_from(table, vector, k, &AtomicBool::new(false), from).unwrap_or_default()
 }
 
 /// Rows read between looks at the stop flag of [`nearest_rows_unless`].
@@ -59,6 +73,18 @@ pub fn nearest_rows_unless(
     vector: ArrayView1<f32>,
     k: usize,
     stop: &AtomicBool,
+) -> Option<Vec<(usize, f64)>> {
+    let from = RowSource::for_pass(table, Pass::Repeated);
+    nearest_rows_from(table, vector, k, stop, from)
+}
+
+/// [`nearest_rows_unless`] with the rows from `from`: the same bits from every source.
+fn nearest_rows_from(
+    table: &Table,
+    vector: ArrayView1<f32>,
+    k: usize,
+    stop: &AtomicBool,
+    from: RowSource,
 ) -> Option<Vec<(usize, f64)>> {
     let query: Vec<f32> = vector.to_vec();
     let query_norm = dot(&query, &query).sqrt();
@@ -80,7 +106,7 @@ pub fn nearest_rows_unless(
         let workers: Vec<_> = (0..threads)
             .map(|index| {
                 let range = index * run..((index + 1) * run).min(rows);
-                scope.spawn(move || scan_rows(table, query, query_norm, k, range, stop))
+                scope.spawn(move || scan_rows(table, query, query_norm, k, range, stop, from))
             })
             .collect();
         workers
@@ -150,39 +176,36 @@ fn scan_rows(
     k: usize,
     range: std::ops::Range<usize>,
     stop: &AtomicBool,
+    from: RowSource,
 ) -> Scanned {
     let width = query.len();
     let mut best = Best::with_capacity(k + 1);
     let mut sums = [(0.0, 0.0); ROWS_SUMMED_TOGETHER];
-    let mut widened = Vec::new();
+    let mut rows_of = RowReader::new(from);
+    let chunk_rows = from.chunk_rows(table).max(1);
     for start in range.clone().step_by(ROWS_BETWEEN_LOOKS) {
         if stop.load(atomic::Ordering::Relaxed) {
             return Scanned::Stopped;
         }
         let end = (start + ROWS_BETWEEN_LOOKS).min(range.end);
-        for first in (start..end).step_by(ROWS_SUMMED_TOGETHER) {
-            let rows = first..(first + ROWS_SUMMED_TOGETHER).min(end);
-            let sums = &mut sums[..rows.len()];
-            // Read in place where the table stores its rows side by side, else widened first.
-            if let Some(stored) = table.stored_rows_in(rows.clone()) {
-                dots_and_norms_squared(query, stored, sums);
-            } else {
-                widened.resize(rows.len() * width, 0.0);
-                let ready = table.for_each_stored_row_in(rows.clone(), |id, row| {
-                    row.widen_into(&mut widened[(id - first) * width..][..width]);
-                });
-                if !ready {
-                    return Scanned::NotReady;
-                }
-                dots_and_norms_squared(query, StoredRow::F32(&widened), sums);
-            }
-            for (id, &(dot, row_norm_squared)) in rows.zip(sums.iter()) {
-                if row_norm_squared <= 0.0 {
-                    continue;
-                }
-                let cosine = dot / (query_norm * row_norm_squared.sqrt());
-                if !cosine.is_nan() {
-                    keep(&mut best, Candidate { cosine, id }, k);
+        for chunk_start in (start..end).step_by(chunk_rows) {
+            let chunk = chunk_start..(chunk_start + chunk_rows).min(end);
+            let Some(stored) = rows_of.rows(table, chunk.clone()) else {
+                return Scanned::NotReady;
+            };
+            for first in chunk.clone().step_by(ROWS_SUMMED_TOGETHER) {
+                let rows = first..(first + ROWS_SUMMED_TOGETHER).min(chunk.end);
+                let sums = &mut sums[..rows.len()];
+                let group = stored.rows(first - chunk.start..rows.end - chunk.start, width);
+                dots_and_norms_squared(query, group, sums);
+                for (id, &(dot, row_norm_squared)) in rows.zip(sums.iter()) {
+                    if row_norm_squared <= 0.0 {
+                        continue;
+                    }
+                    let cosine = dot / (query_norm * row_norm_squared.sqrt());
+                    if !cosine.is_nan() {
+                        keep(&mut best, Candidate { cosine, id }, k);
+                    }
                 }
             }
         }
@@ -265,13 +288,23 @@ impl Eq for Candidate {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::files::{FileSource, OpenOptions};
     use crate::core::tables::torch_init::TorchGenerator;
+    use crate::core::test_fixtures::TempDir;
     use ndarray::arr1;
 
     fn table(rows: &[&[f32]]) -> Table {
         let cols = rows[0].len();
         let values = rows.iter().flat_map(|row| row.iter().copied()).collect();
         Table::from(Array2::from_shape_vec((rows.len(), cols), values).unwrap())
+    }
+
+    /// The ids and the bits of the cosines of a scan's rows.
+    fn bits(found: &[(usize, f64)]) -> Vec<(usize, u64)> {
+        found
+            .iter()
+            .map(|&(id, cosine)| (id, cosine.to_bits()))
+            .collect()
     }
 
     /// A seeded table cut to bfloat16, as a mapped table (three bytes before its rows) and as
@@ -305,14 +338,92 @@ mod tests {
             let query = owned.row(id).unwrap();
             let from_bytes = nearest_rows(&mapped, query.view(), 8);
             let from_numbers = nearest_rows(&owned, query.view(), 8);
-            let bits = |found: &[(usize, f64)]| -> Vec<(usize, u64)> {
-                found
-                    .iter()
-                    .map(|&(id, cosine)| (id, cosine.to_bits()))
-                    .collect()
-            };
             assert_eq!(bits(&from_bytes), bits(&from_numbers));
             assert_eq!(from_bytes[0].0, id);
+        }
+    }
+
+    /// A `rows × cols` table written as a safetensors file in `dtype` ("BF16", "F16" or
+    /// "F32"), its rows from 56 bytes past a cache line, and opened as `embedlens` opens it.
+    fn written_table(folder: &TempDir, dtype: &str, rows: usize, cols: usize) -> Table {
+        let numbers = TorchGenerator::manual_seed(5).embedding(rows, cols);
+        let bytes: Vec<u8> = numbers
+            .iter()
+            .flat_map(|&number| match dtype {
+                "BF16" => half::bf16::from_f32(number).to_le_bytes().to_vec(),
+                "F16" => half::f16::from_f32(number).to_le_bytes().to_vec(),
+                _ => number.to_le_bytes().to_vec(),
+            })
+            .collect();
+        let mut header = format!(
+            "{{\"model.embed_tokens.weight\":{{\"dtype\":\"{dtype}\",\"shape\":[{rows},{cols}],\
+             \"data_offsets\":[0,{}]}}}}",
+            bytes.len()
+        );
+        while (8 + header.len()) % 64 != 56 {
+            header.push(' ');
+        }
+        let path = folder.join(&format!("{dtype}-{rows}x{cols}.safetensors"));
+        let mut file = (header.len() as u64).to_le_bytes().to_vec();
+        file.extend(header.as_bytes());
+        file.extend(bytes);
+        std::fs::write(&path, file).unwrap();
+        let source = FileSource::path(&path);
+        let opened = crate::core::files::open(&source, &OpenOptions::default()).unwrap();
+        opened.model.token_table().clone()
+    }
+
+    #[test]
+    fn rows_read_from_the_file_in_chunks_give_the_bits_of_rows_read_through_its_map() {
+        let folder = TempDir::new("read-scan");
+        // 37 numbers a row: rows a whole number of neither a cache line nor a chunk.
+        let (rows, cols) = (300, 37);
+        for dtype in ["BF16", "F16", "F32"] {
+            let table = written_table(&folder, dtype, rows, cols);
+            assert!(table.reads_from_file(), "{dtype}: a file read with pread");
+            let row_bytes = table.stored_row_bytes().unwrap();
+            assert_eq!(
+                RowSource::for_pass(&table, Pass::Once),
+                RowSource::Read { bytes: 256 << 10 }
+            );
+            for id in [0, 123, 299] {
+                let query = table.row(id).unwrap();
+                let mapped = nearest_rows(&table, query.view(), rows);
+                assert_eq!(mapped.len(), rows);
+                // A read of one row (fewer bytes than a row), a chunk ending mid-row (three
+                // rows and a half: three rows a read, the last read shorter), one of 64 rows
+                // and a bit, and one larger than the whole table.
+                for bytes in [
+                    1,
+                    3 * row_bytes + row_bytes / 2,
+                    64 * row_bytes + 5,
+                    1 << 20,
+                ] {
+                    let read = nearest_rows_from(
+                        &table,
+                        query.view(),
+                        rows,
+                        &AtomicBool::new(false),
+                        RowSource::Read { bytes },
+                    )
+                    .unwrap();
+                    assert_eq!(
+                        bits(&read),
+                        bits(&mapped),
+                        "{dtype}, row {id}, {bytes} bytes"
+                    );
+                }
+            }
+            let query = table.row(7).unwrap();
+            assert_eq!(
+                bits(&nearest_rows_once(&table, query.view(), 5)),
+                bits(&nearest_rows(&table, query.view(), 5))
+            );
+        }
+        // A table with no file to read is read in place, whatever the pass.
+        let (mapped, held) = mapped_and_held(10, 3, 1);
+        for table in [&mapped, &held] {
+            assert_eq!(RowSource::for_pass(table, Pass::Once), RowSource::InPlace);
         }
     }
 
@@ -495,6 +606,7 @@ mod tests {
             9,
             0..rows,
             &AtomicBool::new(false),
+            RowSource::InPlace,
         ) else {
             panic!("a whole scan");
         };

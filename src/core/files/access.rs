@@ -30,9 +30,10 @@ pub(super) fn map_read_only(file: &File) -> std::io::Result<Mmap> {
 }
 
 /// A file mapped read-only that also reads stretches with `pread`: bytes read once (a GGUF
-/// file's metadata, walked to find its tensor list) are copied from the page cache without
-/// mapping their pages, which costs more than the copy when the cache holds them in 4 KiB
-/// pieces; what is read again and again (table rows, token names) is read through the map.
+/// file's metadata, walked to find its tensor list; every row of a table in a nearest-rows
+/// scan) are copied from the page cache without mapping their pages, which costs more than
+/// the copy when the cache holds them in 4 KiB pieces; what is read again and again (the rows
+/// on screen, token names) is read through the map.
 pub(super) struct MappedFile {
     file: File,
     map: Mmap,
@@ -72,6 +73,11 @@ impl Bytes for MappedFile {
             buffer[filled..end].copy_from_slice(&self.map[offset + filled..offset + end]);
         }
         end
+    }
+
+    #[cfg(unix)]
+    fn reads_from_file(&self) -> bool {
+        true
     }
 }
 

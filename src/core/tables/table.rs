@@ -162,6 +162,13 @@ pub trait Bytes: Send + Sync {
         buffer[..len].copy_from_slice(&from[..len]);
         len
     }
+
+    /// Whether [`Bytes::read_at`] reads the file (`pread`) rather than copying from
+    /// [`Bytes::bytes`]: then a pass over many bytes that reads each once can copy them into a
+    /// small buffer instead of mapping every page (see [`Table::read_stored_rows`]).
+    fn reads_from_file(&self) -> bool {
+        false
+    }
 }
 
 impl Bytes for Vec<u8> {
@@ -261,6 +268,18 @@ impl StoredRow<'_> {
         self.len() == 0
     }
 
+    /// Rows `range` of rows side by side, each `width` numbers wide.
+    ///
+    /// # Panics
+    /// When the rows are not there.
+    #[must_use]
+    pub fn rows(self, range: std::ops::Range<usize>, width: usize) -> Self {
+        match self {
+            Self::F32(numbers) => Self::F32(&numbers[range.start * width..range.end * width]),
+            Self::Bf16(bytes) => Self::Bf16(&bytes[2 * range.start * width..2 * range.end * width]),
+        }
+    }
+
     /// The row's numbers as float32, written into `out` (exactly: widening bfloat16 is a
     /// shift).
     ///
@@ -286,6 +305,38 @@ impl StoredRow<'_> {
 pub fn widen_bf16(bytes: &[u8], out: &mut [f32]) {
     for (number, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
         *number = f32::from_bits(u32::from(u16::from_le_bytes([pair[0], pair[1]])) << 16);
+    }
+}
+
+/// A buffer rows are read into, kept from one read to the next ([`Table::read_stored_rows`]).
+#[derive(Default)]
+pub struct RowBuffer {
+    /// The bytes as read.
+    bytes: AlignedBytes,
+    /// The numbers of a dtype other than bfloat16, widened to float32.
+    widened: Vec<f32>,
+}
+
+/// Bytes that start on a cache line, so that vector loads of rows read into them split no
+/// more lines than the rows' own width makes them.
+#[derive(Default)]
+struct AlignedBytes {
+    bytes: Vec<u8>,
+    /// Where the first cache line of `bytes` starts.
+    start: usize,
+}
+
+/// The bytes of a cache line.
+const CACHE_LINE: usize = 64;
+
+impl AlignedBytes {
+    /// `len` bytes, starting on a cache line (grown when there are too few).
+    fn aligned(&mut self, len: usize) -> &mut [u8] {
+        if self.bytes.len() < len + CACHE_LINE {
+            self.bytes = vec![0; len + CACHE_LINE];
+            self.start = self.bytes.as_ptr().align_offset(CACHE_LINE);
+        }
+        &mut self.bytes[self.start..self.start + len]
     }
 }
 
@@ -427,6 +478,16 @@ impl Table {
     /// before it needs them.
     #[must_use]
     pub fn stored_bytes(&self, range: std::ops::Range<usize>) -> Option<&[u8]> {
+        let (source, _, bytes) = self.stored_span(range)?;
+        source.bytes().get(bytes)
+    }
+
+    /// Where rows `range` (clipped to the table) of a table read in place are: its bytes, its
+    /// dtype and the span of the bytes they take. `None` for a table held in memory.
+    fn stored_span(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> Option<(&dyn Bytes, Dtype, std::ops::Range<usize>)> {
         let Storage::Mapped {
             source,
             offset,
@@ -437,9 +498,8 @@ impl Table {
         };
         let row_bytes = self.row_bytes(*dtype);
         let (start, end) = (range.start.min(self.rows), range.end.min(self.rows));
-        source
-            .bytes()
-            .get(offset + start * row_bytes..offset + end.max(start) * row_bytes)
+        let span = offset + start * row_bytes..offset + end.max(start) * row_bytes;
+        Some((source.as_ref(), *dtype, span))
     }
 
     /// Rows `range` (clipped to the table) side by side as the table stores them, as one
@@ -460,6 +520,48 @@ impl Table {
             Storage::Deferred(cell) => cell.get()?,
         };
         Some(StoredRow::F32(array.as_slice()?.get(numbers)?))
+    }
+
+    /// Whether a pass over every row can read them from the file in chunks
+    /// ([`Table::read_stored_rows`]) rather than through the map: a table read in place from
+    /// a file that [`Bytes::reads_from_file`]. (When that is faster: see
+    /// [`crate::core::analysis::similarity::Pass`].)
+    #[must_use]
+    pub fn reads_from_file(&self) -> bool {
+        matches!(&self.storage, Storage::Mapped { source, .. } if source.reads_from_file())
+    }
+
+    /// The bytes a stored row takes, for a table read in place.
+    #[must_use]
+    pub fn stored_row_bytes(&self) -> Option<usize> {
+        self.dtype().map(|dtype| self.row_bytes(dtype))
+    }
+
+    /// Rows `range` (clipped to the table) of a table read in place, read from its bytes
+    /// ([`Bytes::read_at`]: `pread` for a file) into `buffer` and given as one [`StoredRow`]
+    /// of all their numbers: a bfloat16 table's bytes as read, any other dtype's numbers
+    /// widened or dequantized to float32 as [`Table::row`] gives them. `None` for a table held
+    /// in memory or being made.
+    pub fn read_stored_rows<'b>(
+        &self,
+        range: std::ops::Range<usize>,
+        buffer: &'b mut RowBuffer,
+    ) -> Option<StoredRow<'b>> {
+        let (source, dtype, span) = self.stored_span(range)?;
+        let RowBuffer { bytes, widened } = buffer;
+        let bytes = bytes.aligned(span.len());
+        let read = source.read_at(span.start, bytes);
+        debug_assert_eq!(
+            read,
+            bytes.len(),
+            "the table's bytes are checked to be there"
+        );
+        if dtype == Dtype::BF16 {
+            return Some(StoredRow::Bf16(bytes));
+        }
+        widened.clear();
+        dtype.decode(bytes, widened);
+        Some(StoredRow::F32(widened))
     }
 
     /// The bytes one row of a mapped table takes (checked in [`Self::mapped`]).

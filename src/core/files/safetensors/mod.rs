@@ -15,7 +15,7 @@ use safetensors::tensor::{Metadata, TensorInfo};
 use safetensors::{SafeTensorError, SafeTensors};
 
 use super::other_formats::OtherFormat;
-use crate::core::files::access::{map_read_only, open_regular};
+use crate::core::files::access::{MappedFile, open_regular};
 use crate::core::tables::table::Bytes;
 
 /// A safetensors file starts with the header's length as a little-endian u64.
@@ -56,12 +56,12 @@ pub(super) fn read_shard(path: &Path, shard: usize) -> Result<(Shard, Vec<Tensor
             path.display()
         );
     }
-    let map = map_read_only(&file)
+    let map = MappedFile::new(file)
         .map_err(|error| anyhow!("{}: cannot memory-map: {error}", path.display()))?;
-    let (header_length, infos) = read_header(path, &map).map_err(|error| {
+    let (header_length, infos) = read_header(path, map.bytes()).map_err(|error| {
         // Only a file that is no safetensors is asked what else it is: a real header length can
         // begin with a pickle's bytes.
-        OtherFormat::of(path, &map).map_or(error, |format| anyhow!(format.message(path)))
+        OtherFormat::of(path, map.bytes()).map_or(error, |format| anyhow!(format.message(path)))
     })?;
     let data_offset = LENGTH_BYTES + header_length;
     let entries = infos
