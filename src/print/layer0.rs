@@ -1,12 +1,12 @@
 //! `embedlens attention` and `embedlens compare --model`: the model's own layer 0, printed.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use anyhow::{Result, anyhow, bail};
 use serde::Serialize;
 
 use super::json::NON_FINITE_AS_NULL;
+use super::number::fixed4_row;
 use super::timings::Stopwatch;
 use super::write_or_stop;
 use crate::cli::{AttentionArgs, AttentionFormat, HeadChoice};
@@ -228,15 +228,19 @@ fn attention_table(
             head / (layer.heads() / layer.kv_heads())
         )?;
         for (label, row) in labels.iter().zip(result.weights.rows()) {
-            let mut line = format!("{label:<label_width$}");
-            for weight in row {
-                let _ = write!(line, " {weight:.4}");
-            }
-            writeln!(out, "{line}")?;
+            writeln!(
+                out,
+                "{label:<label_width$} {}",
+                fixed4_row(row.iter().copied(), 0)
+            )?;
         }
         writeln!(out, "head {head}: context (its output for each token)")?;
         for (label, row) in labels.iter().zip(result.context.rows()) {
-            writeln!(out, "{label:<label_width$} {}", numbers(row.iter()))?;
+            writeln!(
+                out,
+                "{label:<label_width$} {}",
+                fixed4_row(row.iter().copied(), 0)
+            )?;
         }
     }
     writeln!(
@@ -250,7 +254,7 @@ fn attention_table(
         writeln!(
             out,
             "{label:<label_width$} id {id}: {}",
-            numbers(row.iter())
+            fixed4_row(row.iter().copied(), 0)
         )?;
     }
     Ok(())
@@ -270,13 +274,6 @@ fn positions_line(layer: &Layer0, with_positions: bool) -> String {
         (None, false) => "positions: off (no position table: the token vectors alone)",
     };
     format!("{positions}; {mask}")
-}
-
-fn numbers<'a>(values: impl Iterator<Item = &'a f32>) -> String {
-    values
-        .map(|value| format!("{value:.4}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Why a token cannot go through layer 0, as the print subcommands say it.
@@ -388,13 +385,12 @@ pub(super) fn compare_real(
             for (name, run, texts) in [("A", a, &texts[0]), ("B", b, &texts[1])] {
                 writeln!(out, "{name}: {}", sentences[usize::from(name == "B")])?;
                 for ((index, text), row) in texts.iter().enumerate().zip(run.outputs.rows()) {
-                    let shown: Vec<&f32> = row.iter().take(6).collect();
                     let more = if row.len() > 6 { " …" } else { "" };
                     writeln!(
                         out,
                         "  {index} {:<12} {}{more}",
                         printable(text),
-                        numbers(shown.into_iter())
+                        fixed4_row(row.iter().take(6).copied(), 0)
                     )?;
                 }
             }

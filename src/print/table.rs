@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use ndarray::ArrayView1;
 
+use super::number::{Fixed4, fixed4_row};
 use super::{scheme_name, seed_note, table_name};
 use crate::core::analysis::attention::Mask;
 use crate::core::analysis::compare::Comparison;
@@ -98,8 +99,15 @@ fn write_line(
 fn vector_cells<'a>(
     vectors: impl Iterator<Item = Option<ArrayView1<'a, f32>>>,
 ) -> Vec<Option<String>> {
+    let mut fixed = Fixed4::new();
     let numbers: Vec<Option<Vec<String>>> = vectors
-        .map(|vector| vector.map(|v| v.iter().map(|value| format!("{value:.4}")).collect()))
+        .map(|vector| {
+            vector.map(|v| {
+                v.iter()
+                    .map(|&value| fixed.format(value).to_owned())
+                    .collect()
+            })
+        })
         .collect();
     let number_width = numbers
         .iter()
@@ -277,11 +285,7 @@ pub(super) fn matrix_table(model: &EmbeddingModel, out: &mut impl Write) -> io::
         if named {
             cells.push(model.token_text(id).unwrap_or_default());
         }
-        let numbers: Vec<String> = row
-            .iter()
-            .map(|value| format!("{value:>number_width$.4}"))
-            .collect();
-        cells.push(numbers.join(" "));
+        cells.push(fixed4_row(row.iter().copied(), number_width));
         write_line(out, &columns, &widths, &cells, None)?;
     }
     Ok(())
