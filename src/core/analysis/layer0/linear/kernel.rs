@@ -9,7 +9,7 @@ use crate::core::tables::simd::with_features;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
-use avx512::block_avx512;
+use avx512::carry_avx512;
 
 /// Numbers summed in float32 before being carried into f64.
 pub(super) const BLOCK: usize = 512;
@@ -122,7 +122,7 @@ pub(super) fn dot_tiles(
     );
 }
 
-/// [`dot_tiles`] compiled for AVX-512: [`tiles`] with [`block_avx512`] for eight rows at a
+/// [`dot_tiles`] compiled for AVX-512: [`tiles`] with [`carry_avx512`] for eight rows at a
 /// time (and [`block_fma`] for rows left over), the same arithmetic as [`block_portable`]
 /// lane for lane, so the same bits.
 #[cfg(target_arch = "x86_64")]
@@ -175,9 +175,10 @@ pub(super) enum TileKind {
 
 /// Walks the tokens [`TOKEN_BLOCK`] at a time and each block of [`BLOCK`] numbers, so that the
 /// rows' and tokens' numbers in use stay in the core's first cache; within it, the rows eight
-/// at a time with AVX-512, else four at a time, and the tokens three at a time (the rest in
-/// pairs or one by one). Each pair's lanes are carried
-/// into its f64 lanes after each block, then finished: the arithmetic of [`dot`] exactly.
+/// at a time with AVX-512 and the tokens six at a time (the rest in one tile), else the rows
+/// four at a time and the tokens three at a time (the rest in pairs or one by one). Each
+/// pair's lanes are carried into its f64 lanes after each block, then finished: the
+/// arithmetic of [`dot`] exactly.
 #[expect(
     clippy::inline_always,
     reason = "inlined into the AVX2-compiled caller, so the tiles are compiled with AVX2 too"
@@ -216,14 +217,17 @@ pub(super) fn tiles(
                 };
                 let mut t = first;
                 while t < last {
-                    // Three tokens a tile; a remainder of four or two goes as pairs, so that a
-                    // tile of one token is left only where a block has a single token.
-                    let width = match last - t {
-                        left if left >= WIDE_TILE_TOKENS && height == PAIRED_ROWS => {
-                            WIDE_TILE_TOKENS
-                        }
-                        4 | 2 => 2,
-                        1 => 1,
+                    let width = match (height, last - t) {
+                        // Six tokens a tile, and what is left in one tile of its own width,
+                        // but five as three and two: compiled, a five-token tile kept some of
+                        // its 20 sums on the stack (objdump), which the narrower ones do not.
+                        (PAIRED_ROWS, 5) => TILE_TOKENS,
+                        (PAIRED_ROWS, left) => left.min(WIDE_TILE_TOKENS),
+                        // Three tokens a tile; a remainder of four or two goes as pairs, so
+                        // that a tile of one token is left only where a block has a single
+                        // token.
+                        (_, 4 | 2) => 2,
+                        (_, 1) => 1,
                         _ => TILE_TOKENS,
                     };
                     match height {
@@ -241,7 +245,7 @@ pub(super) fn tiles(
     }
 }
 
-/// One tile: rows `r..r + R` by `width` tokens from `t` (three, two or one), its block's
+/// One tile: rows `r..r + R` by `width` tokens from `t` (six, or four to one), its block's
 /// products carried into their f64 lanes. Every pair's arithmetic is the same whatever the
 /// tile's shape.
 #[expect(
@@ -258,35 +262,43 @@ pub(super) fn tile<'a, const R: usize>(
     kind: TileKind,
 ) {
     let rows = std::array::from_fn::<_, R, _>(|i| row(r + i));
+    let at = (wide, tokens, (r, t));
     match width {
-        WIDE_TILE_TOKENS => carry(
-            wide,
-            tokens,
-            (r, t),
-            &block(
-                rows,
-                std::array::from_fn::<_, WIDE_TILE_TOKENS, _>(|i| token(t + i)),
-                kind,
-            ),
-        ),
-        TILE_TOKENS => carry(
-            wide,
-            tokens,
-            (r, t),
-            &block(
-                rows,
-                std::array::from_fn::<_, TILE_TOKENS, _>(|i| token(t + i)),
-                kind,
-            ),
-        ),
-        2 => carry(
-            wide,
-            tokens,
-            (r, t),
-            &block(rows, [token(t), token(t + 1)], kind),
-        ),
-        _ => carry(wide, tokens, (r, t), &block(rows, [token(t)], kind)),
+        WIDE_TILE_TOKENS => tile_of::<R, WIDE_TILE_TOKENS>(at, rows, token, kind),
+        4 => tile_of::<R, 4>(at, rows, token, kind),
+        TILE_TOKENS => tile_of::<R, TILE_TOKENS>(at, rows, token, kind),
+        2 => tile_of::<R, 2>(at, rows, token, kind),
+        _ => tile_of::<R, 1>(at, rows, token, kind),
     }
+}
+
+/// [`tile`] of `T` tokens from `t`: the block of `rows` and those tokens, carried into the
+/// f64 lanes of `wide` (`rows × tokens`) from row `r` and token `t`.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX2-compiled caller, so the tiles are compiled with AVX2 too"
+)]
+#[inline(always)]
+fn tile_of<'a, const R: usize, const T: usize>(
+    (wide, tokens, (r, t)): (&mut [[f64; LANES]], usize, (usize, usize)),
+    rows: [&'a [f32]; R],
+    token: &impl Fn(usize) -> &'a [f32],
+    kind: TileKind,
+) {
+    let numbers = std::array::from_fn::<_, T, _>(|i| token(t + i));
+    #[cfg(target_arch = "x86_64")]
+    if let (TileKind::Avx512, PAIRED_ROWS) = (kind, R) {
+        #[expect(
+            unsafe_code,
+            reason = "only reached from dot_tiles_avx512, compiled for AVX-512, AVX2 and FMA"
+        )]
+        // SAFETY: `TileKind::Avx512` is only used after AVX-512, AVX2 and FMA were detected.
+        unsafe {
+            carry_avx512(rows, numbers, wide, tokens, (r, t));
+        }
+        return;
+    }
+    carry(wide, tokens, (r, t), &block(rows, numbers, kind));
 }
 
 /// Asks the processor to bring the cache line at `bytes` into its second-level cache (on
@@ -321,8 +333,9 @@ pub(super) const PAIRED_ROWS: usize = 8;
 /// sums, the six tokens' numbers and a pair of rows, so each pair loaded meets six tokens.
 pub(super) const WIDE_TILE_TOKENS: usize = 6;
 
-/// Tokens met together by one block of a row group: their numbers in use fit the first cache.
-pub(super) const TOKEN_BLOCK: usize = 15;
+/// Tokens met together by one block of a row group: their numbers in use fit the first cache,
+/// and they are whole tiles of [`WIDE_TILE_TOKENS`].
+pub(super) const TOKEN_BLOCK: usize = 18;
 
 /// Adds one block's float32 lanes of rows `r..` and tokens `t..` into their f64 lanes.
 #[expect(
@@ -359,26 +372,15 @@ pub(super) fn block<const R: usize, const T: usize>(
     kind: TileKind,
 ) -> [[[f32; LANES]; T]; R] {
     match kind {
+        // AVX-512's tiles of eight rows carry their sums themselves ([`tile_of`]).
         #[cfg(target_arch = "x86_64")]
         #[expect(
             unsafe_code,
-            reason = "only reached from dot_tiles_fma, compiled for AVX2 and FMA"
+            reason = "only reached from dot_tiles_fma and dot_tiles_avx512, compiled for AVX2 and FMA"
         )]
-        // SAFETY: `TileKind::Fma` is only used after AVX2 and FMA were detected.
-        TileKind::Fma => unsafe { block_fma(w, x) },
-        #[cfg(target_arch = "x86_64")]
-        #[expect(
-            unsafe_code,
-            reason = "only reached from dot_tiles_avx512, compiled for AVX-512, AVX2 and FMA"
-        )]
-        // SAFETY: `TileKind::Avx512` is only used after AVX-512, AVX2 and FMA were detected.
-        TileKind::Avx512 => unsafe {
-            if R == PAIRED_ROWS {
-                block_avx512(w, x)
-            } else {
-                block_fma(w, x)
-            }
-        },
+        // SAFETY: `TileKind::Fma` and `TileKind::Avx512` are only used after AVX2 and FMA were
+        // detected.
+        TileKind::Fma | TileKind::Avx512 => unsafe { block_fma(w, x) },
         #[cfg(not(target_arch = "x86_64"))]
         TileKind::Fma | TileKind::Avx512 => block_portable(w, x),
         TileKind::Portable => block_portable(w, x),

@@ -12,6 +12,7 @@
 
 pub mod kernel;
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use anyhow::{Result, bail};
@@ -89,23 +90,31 @@ impl Linear {
     /// them; [`GROUP`] rows at a time have the block widened to f32 and met by the tokens
     /// ([`dot_tiles`]), the next group's stored bytes fetched meanwhile. Each pair's blocks
     /// are still added in order, so the arithmetic is [`dot`]'s.
-    fn rows_times(&self, range: Range<usize>, inputs: &Blocks<'_>) -> Vec<f32> {
+    fn rows_times(
+        &self,
+        range: Range<usize>,
+        inputs: &Blocks<'_>,
+        workspace: &mut Workspace,
+    ) -> Vec<f32> {
         let width = self.inputs();
         let tokens = inputs.count;
         let mut sums = Vec::with_capacity(range.len() * tokens);
-        let mut wide = vec![[0.0f64; LANES]; SUPER * tokens];
-        let mut group = vec![0.0f32; GROUP * BLOCK];
+        let Workspace { wide, group } = workspace;
+        let (wide_all, _) = wide
+            .numbers(SUPER * tokens * LANES)
+            .as_chunks_mut::<LANES>();
+        let group = group.numbers(GROUP * BLOCK);
         for first in range.clone().step_by(SUPER) {
             let rows = SUPER.min(range.end - first);
             let source = RowSource::new(&self.weight, first..first + rows);
-            let wide = &mut wide[..rows * tokens];
+            let wide = &mut wide_all[..rows * tokens];
             wide.fill([0.0; LANES]);
             for block in 0..width.div_ceil(BLOCK) {
                 // The last block is shorter when the width is not a whole number of blocks.
                 let (from, count) = (block * BLOCK, BLOCK.min(width - block * BLOCK));
                 for start in (0..rows).step_by(GROUP) {
                     let members = GROUP.min(rows - start);
-                    source.widen_group(start..start + members, from, count, &mut group);
+                    source.widen_group(start..start + members, from, count, group);
                     let next = start + GROUP;
                     let ahead = if next < rows {
                         source.stored(next..rows.min(next + GROUP), from, count)
@@ -113,7 +122,7 @@ impl Linear {
                         Vec::new()
                     };
                     dot_tiles(
-                        &Blocks::new(&group, GROUP, members, count),
+                        &Blocks::new(group, GROUP, members, count),
                         inputs,
                         block,
                         &ahead,
@@ -268,11 +277,24 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
         "inputs hold whole vectors"
     );
     let tokens = inputs.len() / width;
-    let mut laid_out = vec![0.0f32; tokens * padded(width)];
+    KEPT.with_borrow_mut(|(laid_out, workspaces)| {
+        let laid_out = laid_out.numbers(tokens * padded(width));
+        apply_all_in(layers, (inputs, width, tokens), laid_out, workspaces)
+    })
+}
+
+/// [`apply_all`] of `tokens` inputs of `width` numbers, laid out in `laid_out`, each thread in
+/// a workspace of its own from `workspaces` (made when there are not enough).
+fn apply_all_in<const N: usize>(
+    layers: [&Linear; N],
+    (inputs, width, tokens): (&[f32], usize, usize),
+    laid_out: &mut [f32],
+    workspaces: &mut Vec<Workspace>,
+) -> [Vec<f32>; N] {
     for (token, numbers) in inputs.chunks_exact(width).enumerate() {
-        Blocks::write(&mut laid_out, tokens, token, numbers);
+        Blocks::write(laid_out, tokens, token, numbers);
     }
-    let inputs = Blocks::new(&laid_out, tokens, tokens, width);
+    let inputs = Blocks::new(laid_out, tokens, tokens, width);
     let work: usize = layers
         .iter()
         .map(|layer| tokens * width * layer.outputs())
@@ -282,21 +304,26 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
     } else {
         1
     };
+    if workspaces.len() < threads {
+        workspaces.resize_with(threads, Workspace::default);
+    }
+    let (first, others) = workspaces.split_at_mut(1);
     // Thread `share` computes rows `share × step ..` of every layer.
-    let share_of = |share: usize| {
+    let share_of = |share: usize, workspace: &mut Workspace| {
         layers.map(|layer| {
             let step = layer.outputs().div_ceil(threads);
             let range =
                 (share * step).min(layer.outputs())..((share + 1) * step).min(layer.outputs());
-            (range.clone(), layer.rows_times(range, &inputs))
+            (range.clone(), layer.rows_times(range, &inputs, workspace))
         })
     };
     let shares: Vec<[(Range<usize>, Vec<f32>); N]> = if threads > 1 {
         std::thread::scope(|scope| {
             let handles: Vec<_> = (1..threads)
-                .map(|share| scope.spawn(move || share_of(share)))
+                .zip(others)
+                .map(|(share, workspace)| scope.spawn(move || share_of(share, workspace)))
                 .collect();
-            let mut shares = vec![share_of(0)];
+            let mut shares = vec![share_of(0, &mut first[0])];
             shares.extend(
                 handles
                     .into_iter()
@@ -305,7 +332,7 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
             shares
         })
     } else {
-        vec![share_of(0)]
+        vec![share_of(0, &mut first[0])]
     };
     std::array::from_fn(|index| {
         let outputs = layers[index].outputs();
@@ -328,6 +355,53 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
         }
         result
     })
+}
+
+thread_local! {
+    /// The inputs' layout and each thread's [`Workspace`], kept on the calling thread from one
+    /// call of [`apply_all`] to the next: made afresh each call, they were fresh pages of
+    /// memory each time, and the kernel's page faults and zeroing of them were a tenth of the
+    /// projections' time at 768 wide (perf). What they hold is written before it is read.
+    static KEPT: RefCell<(CacheLines<f32>, Vec<Workspace>)> = RefCell::default();
+}
+
+/// What one thread's share of the projections works in.
+#[derive(Default)]
+struct Workspace {
+    /// Each pair of row and token's f64 lanes, for a super group.
+    wide: CacheLines<f64>,
+    /// A group's rows, widened, for one block.
+    group: CacheLines<f32>,
+}
+
+/// Numbers that start on a cache line (64 bytes), as the tiles read and write them: from an
+/// allocation's own start (16 bytes past a line here) every other 32-byte load of a row or a
+/// token, and every 64-byte f64 sum, straddled two lines.
+#[derive(Default)]
+struct CacheLines<T> {
+    /// The numbers, a cache line's worth more than in use.
+    data: Vec<T>,
+    /// Where the first line starts in `data`.
+    start: usize,
+}
+
+impl<T: Copy + Default> CacheLines<T> {
+    /// Bytes in a cache line.
+    const LINE: usize = 64;
+
+    /// The first `len` numbers, the first on a cache line's start: those of the last call, or
+    /// zeros (`T::default()`) where there were fewer.
+    fn numbers(&mut self, len: usize) -> &mut [T] {
+        if self.data.len() < self.start + len {
+            let spare = Self::LINE / size_of::<T>();
+            self.data = vec![T::default(); len + spare];
+            // Never past the spare numbers: at worst (an alignment it cannot reach) from the
+            // start.
+            let start = Some(self.data.as_ptr().align_offset(Self::LINE)).filter(|&at| at <= spare);
+            self.start = start.unwrap_or(0);
+        }
+        &mut self.data[self.start..][..len]
+    }
 }
 
 /// Rounds an f64 result once to float32.
@@ -367,14 +441,20 @@ mod tests {
 
     #[test]
     fn wide_layers_agree_with_an_f64_sum_and_with_themselves_in_any_order() {
-        // Under one block, a block and a short last block, and BERT's and GPT-2's width.
+        // Under one block, a block and a short last block, and BERT's and GPT-2's width; rows
+        // in tiles of four (and one), and of eight met by every width of token tile.
         for cols in [384, 600, 768] {
-            a_layer_of_width_agrees_with_an_f64_sum_in_any_order(cols);
+            for (rows, tokens) in [(5, 7), (2 * PAIRED_ROWS + 3, 29)] {
+                a_layer_of_width_agrees_with_an_f64_sum_in_any_order(cols, rows, tokens);
+            }
         }
     }
 
-    fn a_layer_of_width_agrees_with_an_f64_sum_in_any_order(cols: usize) {
-        let (rows, tokens) = (5, 7);
+    fn a_layer_of_width_agrees_with_an_f64_sum_in_any_order(
+        cols: usize,
+        rows: usize,
+        tokens: usize,
+    ) {
         #[expect(clippy::cast_precision_loss, reason = "small indices")]
         let weight = table(rows, cols, |r, c| {
             ((r * 31 + c * 17) % 23) as f32 / 7.0 - 1.5
@@ -406,19 +486,21 @@ mod tests {
         let back: Vec<f32> = out_reversed.chunks(rows).rev().flatten().copied().collect();
         let bits = |numbers: &[f32]| numbers.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&back), bits(&out), "width {cols}");
-        // Every token moved on by three places, so each lands in another tile.
-        let turned: Vec<f32> = inputs[3 * cols..]
-            .iter()
-            .chain(&inputs[..3 * cols])
-            .copied()
-            .collect();
-        let out_turned = layer.apply(&turned);
-        let back: Vec<f32> = out_turned[(tokens - 3) * rows..]
-            .iter()
-            .chain(&out_turned[..(tokens - 3) * rows])
-            .copied()
-            .collect();
-        assert_eq!(bits(&back), bits(&out), "width {cols}");
+        // Every token moved on by one and by three places, so each lands in another tile.
+        for places in [1, 3] {
+            let turned: Vec<f32> = inputs[places * cols..]
+                .iter()
+                .chain(&inputs[..places * cols])
+                .copied()
+                .collect();
+            let out_turned = layer.apply(&turned);
+            let back: Vec<f32> = out_turned[(tokens - places) * rows..]
+                .iter()
+                .chain(&out_turned[..(tokens - places) * rows])
+                .copied()
+                .collect();
+            assert_eq!(bits(&back), bits(&out), "width {cols}, turned by {places}");
+        }
     }
 
     /// The projections' arithmetic written out one number at a time: lane `i % LANES` of each
@@ -441,8 +523,11 @@ mod tests {
     #[test]
     fn the_short_last_block_goes_through_the_kernel_as_the_scalar_reference_sums_it() {
         // Widths under a block, of whole blocks, and with a last block of whole lanes or not.
-        for width in [1, 5, 8, 256, 384, 389, 512, 600, 768, 896, 1029] {
-            let (rows, tokens) = (GROUP + 3, 4);
+        for (width, tokens) in [1, 5, 8, 256, 384, 389, 512, 600, 768, 896, 1029]
+            .into_iter()
+            .flat_map(|width| [(width, 4), (width, 5)])
+        {
+            let rows = GROUP + 3;
             let (weights, inputs) = (numbers(width * rows, 6), numbers(width * tokens, 7));
             let bias = numbers(rows, 8);
             let layer = Linear::new(
@@ -482,9 +567,17 @@ mod tests {
 
     #[test]
     fn every_vector_path_the_machine_has_gives_the_portable_bits() {
-        let width = BLOCK * 3 + 5;
-        // Rows and tokens that fill whole tiles of every shape and leave some over.
-        let (rows, tokens) = (PAIRED_ROWS + 7, WIDE_TILE_TOKENS + 5);
+        // Widths under a lane, under a block, of whole blocks and with a short last block;
+        // rows that fill whole tiles of every height and leave some over, and tokens that
+        // leave every remainder past the tiles of six.
+        for width in [1, 5, 8, 389, BLOCK, 768, 1029, BLOCK * 3 + 5] {
+            for tokens in WIDE_TILE_TOKENS..=2 * WIDE_TILE_TOKENS {
+                every_vector_path_gives_the_portable_bits(width, PAIRED_ROWS + 7, tokens);
+            }
+        }
+    }
+
+    fn every_vector_path_gives_the_portable_bits(width: usize, rows: usize, tokens: usize) {
         let (weights, inputs) = (numbers(width * rows, 1), numbers(width * tokens, 2));
         let (laid_weights, laid_inputs) = (
             blocked(&weights, rows, width),
@@ -510,7 +603,7 @@ mod tests {
         );
         let bits = |v: &[[f64; LANES]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
         for path in [&chosen, &avx512, &avx2] {
-            assert_eq!(bits(path), bits(&portable));
+            assert_eq!(bits(path), bits(&portable), "{width} wide, {tokens} tokens");
         }
         // Each one is `dot` of its row and token, alone.
         for r in 0..rows {

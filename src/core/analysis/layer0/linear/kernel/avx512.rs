@@ -1,12 +1,13 @@
-//! The AVX-512 tiles of the projections: eight weight rows met by six, three, two or one
-//! tokens, rows `2p` and `2p + 1` sharing a register, with the arithmetic of
+//! The AVX-512 tiles of the projections: eight weight rows met by six, four, three, two or
+//! one tokens, rows `2p` and `2p + 1` sharing a register, with the arithmetic of
 //! [`block_portable`](super::block_portable) lane for lane (so the same bits).
 
 use std::arch::x86_64::__m512;
 
-use super::{LANES, PAIRED_ROWS, TILE_TOKENS, WIDE_TILE_TOKENS, block_fma, block_length};
+use super::{LANES, PAIRED_ROWS, TILE_TOKENS, WIDE_TILE_TOKENS, block_fma, block_length, carry};
 
-/// [`block_portable`]'s arithmetic for [`PAIRED_ROWS`] rows in AVX-512 instructions: rows
+/// [`block_portable`]'s arithmetic for [`PAIRED_ROWS`] rows in AVX-512 instructions, carried
+/// into `wide` as [`carry`](super::carry) carries it, straight from the registers: rows
 /// `2p` and `2p + 1` share a register, the low eight lanes one row's and the high eight the
 /// other's, and each token's eight numbers fill both halves, so every register lane takes the
 /// fused multiply-adds of one row, token and lane in order: the same bits.
@@ -16,84 +17,69 @@ use super::{LANES, PAIRED_ROWS, TILE_TOKENS, WIDE_TILE_TOKENS, block_fma, block_
 /// short of registers and reloaded pointers, and one running sum, from the stack inside the
 /// loop (perf annotate). Slices that are not one stride apart take [`block_fma`] (same bits).
 ///
-/// The six- and three-token tiles keep their running sums in named variables
-/// ([`paired_sums`]): held in an array, eleven of the six-token tile's 24 lived on the stack,
+/// The tile's float32 sums go from its registers to its f64 lanes in `wide` (`rows × tokens`,
+/// from row `r` and token `t`): written out as float32s first and read back to be carried,
+/// they cost a store and a load each, and the carry around the tiles was the hottest code
+/// outside them (perf at 4096 wide).
+///
+/// Every tile keeps its running sums in named variables ([`paired_tile`], and assembly for
+/// six tokens): held in an array, eleven of the six-token tile's 24 lived on the stack,
 /// loaded and stored at every step of the loop (perf annotate), though the 32 registers hold
 /// them all.
 ///
 /// # Safety
 /// The CPU must have AVX-512F, AVX2 and FMA; the caller is compiled for them.
-// Inlined into the AVX-512-compiled caller, so it is compiled with AVX-512 too.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into the AVX-512-compiled caller, so it is compiled with AVX-512 too"
+)]
 #[inline(always)]
 #[expect(
     unsafe_code,
     reason = "vector loads from raw pointers into slices whose lengths and places are checked first"
 )]
-pub(super) unsafe fn block_avx512<const R: usize, const T: usize>(
+pub(super) unsafe fn carry_avx512<const R: usize, const T: usize>(
     w: [&[f32]; R],
     x: [&[f32]; T],
-) -> [[[f32; LANES]; T]; R] {
-    use std::arch::x86_64::{
-        __m512, _mm256_loadu_pd, _mm512_broadcast_f64x4, _mm512_castpd_ps, _mm512_castpd256_pd512,
-        _mm512_fmadd_ps, _mm512_insertf64x4, _mm512_setzero_ps,
-    };
-    const PAIRS: usize = PAIRED_ROWS / 2;
+    wide: &mut [[f64; LANES]],
+    tokens: usize,
+    (r, t): (usize, usize),
+) {
     assert!(R == PAIRED_ROWS, "eight rows, in four pairs");
+    assert!(
+        t + T <= tokens && (r + R) * tokens <= wide.len(),
+        "the tile's sums are in `wide`"
+    );
     let len = block_length(&w, &x);
     let (Some(row_stride), Some(token_stride)) = (stride(&w), stride(&x)) else {
         // SAFETY: AVX2 and FMA are there (the caller's contract).
-        return unsafe { block_fma(w, x) };
+        return carry(wide, tokens, (r, t), &unsafe { block_fma(w, x) });
     };
-    let (rows, tokens) = (w[0].as_ptr(), x[0].as_ptr());
-    // SAFETY (for the block below): AVX-512F is there (the caller's contract); row `i` starts
-    // at `rows + i × row_stride` and token `t` at `tokens + t × token_stride` (checked by
-    // `stride`), and every load reads LANES float32s at `chunk <= len - LANES` of one of them.
+    let rows = (w[0].as_ptr(), row_stride);
+    let inputs = (x[0].as_ptr(), token_stride);
+    let out = (wide[r * tokens + t..].as_mut_ptr(), tokens);
+    // SAFETY: AVX-512F is there (the caller's contract); row `i` starts at `rows + i ×
+    // row_stride` and token `j` at `inputs + j × token_stride` (checked by `stride`), each
+    // with `len` float32s, a multiple of LANES (checked by `block_length`); rows `r..r + R`
+    // and tokens `t..t + T` of `wide` are in it (checked above), so `out` holds the tile's
+    // sums.
     unsafe {
-        let mut result = [[[0.0f32; LANES]; T]; R];
-        // The lanes of row `r` and token `t` go to `out + (r × T + t) × LANES`, as `result`
-        // lays them out.
-        let out = result.as_mut_ptr().cast::<f32>();
         match T {
-            WIDE_TILE_TOKENS => {
-                paired_tile_6((rows, row_stride), (tokens, token_stride), len, out);
-                return result;
-            }
-            TILE_TOKENS => {
-                paired_tile_3((rows, row_stride), (tokens, token_stride), len, out);
-                return result;
-            }
-            _ => {}
+            WIDE_TILE_TOKENS => paired_tile_6(rows, inputs, len, out),
+            4 => paired_tile_4(rows, inputs, len, out),
+            TILE_TOKENS => paired_tile_3(rows, inputs, len, out),
+            2 => paired_tile_2(rows, inputs, len, out),
+            1 => paired_tile_1(rows, inputs, len, out),
+            // No tile has five tokens, or more than six.
+            _ => carry(wide, tokens, (r, t), &block_fma(w, x)),
         }
-        let mut lanes: [[__m512; T]; PAIRS] = [[_mm512_setzero_ps(); T]; PAIRS];
-        for chunk in (0..len).step_by(LANES) {
-            // The numbers' bits moved as float64s: no arithmetic, so no change to them.
-            let xs: [__m512; T] = std::array::from_fn(|t| {
-                let x8 = _mm256_loadu_pd(tokens.add(t * token_stride + chunk).cast());
-                _mm512_castpd_ps(_mm512_broadcast_f64x4(x8))
-            });
-            for (pair, by_token) in lanes.iter_mut().enumerate() {
-                let low = _mm256_loadu_pd(rows.add(2 * pair * row_stride + chunk).cast());
-                let high = _mm256_loadu_pd(rows.add((2 * pair + 1) * row_stride + chunk).cast());
-                let w16 =
-                    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(low), high));
-                for (lane, x16) in by_token.iter_mut().zip(xs) {
-                    *lane = _mm512_fmadd_ps(x16, w16, *lane);
-                }
-            }
-        }
-        for (pair, by_token) in lanes.iter().enumerate() {
-            for (token, lane) in by_token.iter().enumerate() {
-                unpair(*lane, &mut result, pair, token);
-            }
-        }
-        result
     }
 }
 
-/// A function for [`block_avx512`]'s tile of [`PAIRED_ROWS`] rows and the tokens listed,
+/// A function for [`carry_avx512`]'s tile of [`PAIRED_ROWS`] rows and the tokens listed,
 /// its running sums in named variables (one a pair of rows and a token: `token: its numbers
 /// => its sums with pairs 0 to 3`), each pair's two rows loaded into one register and met by
-/// each token's numbers in both halves, the sums written at the end to `out` as [`block_avx512`] lays them out.
+/// each token's numbers in both halves, the sums carried at the end into `out` ([`carry_pairs`]).
 ///
 /// A function of its own, compiled for AVX-512 and never inlined into the tiles: inlined,
 /// the compiler kept eleven to twenty-one of the six-token tile's 24 running sums on the
@@ -111,15 +97,15 @@ macro_rules! paired_tile {
         /// # Safety
         /// The CPU must have AVX-512F, AVX2 and FMA; row `i` of the tile starts at
         /// `rows + i × row_stride` and token `t` at `tokens + t × token_stride`, each with
-        /// `len` float32s (a multiple of [`LANES`]); `out` has room for
-        /// [`PAIRED_ROWS`] × the tokens × [`LANES`] float32s.
+        /// `len` float32s (a multiple of [`LANES`]); `out` holds the tile's f64 sums (see
+        /// [`Sums`]).
         #[inline(never)]
         #[expect(unsafe_code, reason = "calling the AVX-512 tile on the caller's contract")]
         unsafe fn $name(
             rows: (*const f32, usize),
             tokens: (*const f32, usize),
             len: usize,
-            out: *mut f32,
+            out: Sums,
         ) {
             // SAFETY: the caller's contract.
             unsafe { $compiled(rows, tokens, len, out) }
@@ -132,7 +118,7 @@ macro_rules! paired_tile {
             (rows, row_stride): (*const f32, usize),
             (tokens, token_stride): (*const f32, usize),
             len: usize,
-            out: *mut f32,
+            out: Sums,
         ) {
             use std::arch::x86_64::{
                 _mm256_loadu_pd, _mm512_broadcast_f64x4, _mm512_castpd_ps, _mm512_castpd256_pd512,
@@ -174,16 +160,24 @@ macro_rules! paired_tile {
                     let w = pair(3);
                     $( $s3 = _mm512_fmadd_ps($x, w, $s3); )+
                 }
-                store_pairs(&[$($s0, $s1, $s2, $s3),+], out);
+                carry_pairs(&[$($s0, $s1, $s2, $s3),+], out);
             }
         }
     };
 }
 
-// The tiles [`block_avx512`] hands to these two.
+// The tiles [`carry_avx512`] hands to these.
 const _: () = assert!(WIDE_TILE_TOKENS == 6 && TILE_TOKENS == 3);
 paired_tile!(paired_tile_3, paired_tile_3_avx512, 3;
     0: x0 => s00 s01 s02 s03, 1: x1 => s10 s11 s12 s13, 2: x2 => s20 s21 s22 s23);
+// The tiles of what is left of a token block past its tiles of six.
+paired_tile!(paired_tile_4, paired_tile_4_avx512, 4;
+    0: x0 => s00 s01 s02 s03, 1: x1 => s10 s11 s12 s13, 2: x2 => s20 s21 s22 s23,
+    3: x3 => s30 s31 s32 s33);
+paired_tile!(paired_tile_2, paired_tile_2_avx512, 2;
+    0: x0 => s00 s01 s02 s03, 1: x1 => s10 s11 s12 s13);
+paired_tile!(paired_tile_1, paired_tile_1_avx512, 1;
+    0: x0 => s00 s01 s02 s03);
 
 /// [`paired_tile`]'s tile for six tokens, its loop written in assembly: its 24 running sums
 /// need 24 of the 32 registers, and the compiler, however the sums were held, kept six to
@@ -198,8 +192,8 @@ paired_tile!(paired_tile_3, paired_tile_3_avx512, 3;
 /// # Safety
 /// As [`paired_tile`]'s functions: the CPU must have AVX-512F, AVX2 and FMA; row `i` of the
 /// tile starts at `rows + i × row_stride` and token `t` at `tokens + t × token_stride`, each
-/// with `len` float32s (a multiple of [`LANES`]); `out` has room for [`PAIRED_ROWS`] × 6 ×
-/// [`LANES`] float32s.
+/// with `len` float32s (a multiple of [`LANES`]); `out` holds the tile's f64 sums (see
+/// [`Sums`]).
 #[inline(never)]
 #[expect(
     unsafe_code,
@@ -209,7 +203,7 @@ unsafe fn paired_tile_6(
     rows: (*const f32, usize),
     tokens: (*const f32, usize),
     len: usize,
-    out: *mut f32,
+    out: Sums,
 ) {
     // SAFETY: the caller's contract.
     unsafe { paired_tile_6_avx512(rows, tokens, len, out) }
@@ -229,7 +223,7 @@ unsafe fn paired_tile_6_avx512(
     (rows, row_stride): (*const f32, usize),
     (tokens, token_stride): (*const f32, usize),
     len: usize,
-    out: *mut f32,
+    out: Sums,
 ) {
     use std::arch::x86_64::_mm512_setzero_ps;
     const TOKENS: usize = 6;
@@ -337,63 +331,46 @@ unsafe fn paired_tile_6_avx512(
             );
         }
     }
-    // SAFETY: AVX-512F is there, and `out` has room for the tile (the caller's contract).
-    unsafe { store_pairs(&sums, out) };
+    // SAFETY: AVX-512F is there, and `out` holds the tile's sums (the caller's contract).
+    unsafe { carry_pairs(&sums, out) };
 }
 
-/// Writes a tile's running sums, given token by token (the four pairs of rows of token 0,
-/// then of token 1, …), into `out` as [`block_avx512`] lays them out: the lanes of row `r`
-/// and token `t` at `(r × tokens + t) × LANES`, the low half of pair `p`'s register being row
-/// `2p` and the high half row `2p + 1`.
+/// Where a tile's f64 sums are: the lanes of row `r` and token `t` of the tile at
+/// `first + r × stride + t` (the layout of `wide` in [`carry`](super::carry), from the tile's
+/// first row and token).
+type Sums = (*mut [f64; LANES], usize);
+
+/// Carries a tile's float32 running sums, given token by token (the four pairs of rows of
+/// token 0, then of token 1, …), into its f64 sums `out`, straight from the registers: the
+/// low half of pair `p`'s register is row `2p`, the high half row `2p + 1`, and each lane is
+/// widened to f64 exactly and added to its f64 lane, as [`carry`](super::carry) adds them.
 ///
 /// # Safety
-/// The CPU must have AVX-512F; `out` has room for [`PAIRED_ROWS`] × the tokens × [`LANES`]
-/// float32s.
+/// The CPU must have AVX-512F; `out` holds [`PAIRED_ROWS`] rows of the tile's tokens.
 #[target_feature(enable = "avx512f,avx2,fma")]
-#[expect(unsafe_code, reason = "vector stores through a raw pointer")]
-unsafe fn store_pairs(sums: &[__m512], out: *mut f32) {
+#[expect(unsafe_code, reason = "vector loads and stores through a raw pointer")]
+unsafe fn carry_pairs(sums: &[__m512], (first, stride): Sums) {
     use std::arch::x86_64::{
-        _mm256_castpd_ps, _mm256_storeu_ps, _mm512_castps_pd, _mm512_castps512_ps256,
-        _mm512_extractf64x4_pd,
+        _mm256_castpd_ps, _mm512_add_pd, _mm512_castps_pd, _mm512_castps512_ps256, _mm512_cvtps_pd,
+        _mm512_extractf64x4_pd, _mm512_loadu_pd, _mm512_storeu_pd,
     };
     const PAIRS: usize = PAIRED_ROWS / 2;
-    let tokens = sums.len() / PAIRS;
     for (index, &sum) in sums.iter().enumerate() {
         let (token, pair) = (index / PAIRS, index % PAIRS);
         let low = _mm512_castps512_ps256(sum);
         let high = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(sum)));
-        // SAFETY: each store writes eight float32s at row 2p or 2p + 1 and `token`, inside
-        // `out` (the caller's contract).
-        unsafe {
-            _mm256_storeu_ps(out.add((2 * pair * tokens + token) * LANES), low);
-            _mm256_storeu_ps(out.add(((2 * pair + 1) * tokens + token) * LANES), high);
+        for (row, lanes) in [(2 * pair, low), (2 * pair + 1, high)] {
+            // SAFETY: row `row` and token `token` of the tile are in `out` (the caller's
+            // contract): eight f64s.
+            unsafe {
+                let at = first.add(row * stride + token).cast::<f64>();
+                _mm512_storeu_pd(
+                    at,
+                    _mm512_add_pd(_mm512_loadu_pd(at), _mm512_cvtps_pd(lanes)),
+                );
+            }
         }
     }
-}
-
-/// Writes one register of [`block_avx512`]'s sums into the lanes of rows `2 pair` (its low
-/// half) and `2 pair + 1` (its high half) for `token`.
-///
-/// # Safety
-/// The CPU must have AVX-512F; the caller is compiled for it.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into the AVX-512-compiled tiles"
-)]
-#[inline(always)]
-#[expect(unsafe_code, reason = "a vector store into an array of its size")]
-unsafe fn unpair<const R: usize, const T: usize>(
-    sums: std::arch::x86_64::__m512,
-    result: &mut [[[f32; LANES]; T]; R],
-    pair: usize,
-    token: usize,
-) {
-    let mut both = [0.0f32; 2 * LANES];
-    // SAFETY: AVX-512F is there (the caller's contract); the store writes sixteen float32s
-    // into `both`, which has sixteen.
-    unsafe { std::arch::x86_64::_mm512_storeu_ps(both.as_mut_ptr(), sums) };
-    result[2 * pair][token].copy_from_slice(&both[..LANES]);
-    result[2 * pair + 1][token].copy_from_slice(&both[LANES..]);
 }
 
 /// The distance in float32s from each slice's start to the next's, when it is one distance
