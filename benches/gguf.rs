@@ -4,9 +4,9 @@
 //! its reader alone), beside the ways they were built before (the metadata written as a
 //! `tokenizer.json` and read back; the `tokenizer.json` read whole by the `tokenizers` crate,
 //! its model through `serde_json` values); and opening a GGUF
-//! model with a 151,936-token vocabulary (made up, and Qwen 2's own when llama.cpp's test
-//! vocabularies are fetched) and drawing the explorer's first frame, beside the same table as a
-//! lone safetensors file.
+//! model with a 151,936-token vocabulary (made up, the made-up one with its `tokenizer.json`
+//! carried in the file, and Qwen 2's own when llama.cpp's test vocabularies are fetched) and
+//! drawing the explorer's first frame, beside the same table as a lone safetensors file.
 //!
 //! The vocabularies are made up here (but for Qwen 2's own): 256 byte tokens, then tokens each
 //! joining two earlier ones, with the merge that made each, so the metadata has the shape
@@ -67,8 +67,8 @@ fn vocabulary(size: usize) -> (Vec<String>, Vec<String>) {
 
 /// The GGUF bytes of a made-up vocabulary of `size` tokens: byte-level BPE with its merges
 /// (`gpt2`), or `SentencePiece` with a score a token (`llama`); with a `size × 16` token table
-/// when `with_table`.
-fn gguf_bytes(size: usize, model: &str, with_table: bool) -> Vec<u8> {
+/// when `with_table`, and carrying `carried` whole as `tokenizer.huggingface.json` if given.
+fn gguf_bytes(size: usize, model: &str, with_table: bool, carried: Option<&str>) -> Vec<u8> {
     let (tokens, merges) = vocabulary(size);
     let types = vec![MetadataValue::I32(1); tokens.len()];
     let mut writer = GgufWriter::new()
@@ -87,6 +87,9 @@ fn gguf_bytes(size: usize, model: &str, with_table: bool) -> Vec<u8> {
             .text("tokenizer.ggml.pre", "qwen2")
             .texts("tokenizer.ggml.merges", &merges)
     };
+    if let Some(json) = carried {
+        writer = writer.text("tokenizer.huggingface.json", json);
+    }
     if with_table {
         writer = writer.f32_table("token_embd.weight", rows(size), rows(DIMS), &table(size));
     }
@@ -106,7 +109,7 @@ fn table(size: usize) -> Vec<f32> {
 
 fn gguf_file(size: usize, model: &str) -> GgufFile {
     GgufFile::from_bytes(
-        Arc::new(gguf_bytes(size, model, false)),
+        Arc::new(gguf_bytes(size, model, false, None)),
         Path::new("v.gguf"),
     )
     .expect("a GGUF file")
@@ -231,7 +234,17 @@ fn open_first_frame(c: &mut Criterion) {
     let size = 151_936;
     let gguf = bench_dir().join(format!("vocab-{size}.gguf"));
     if !gguf.exists() {
-        std::fs::write(&gguf, gguf_bytes(size, "gpt2", true)).expect("write the GGUF file");
+        std::fs::write(&gguf, gguf_bytes(size, "gpt2", true, None)).expect("write the GGUF file");
+    }
+    // The same file carrying the vocabulary's tokenizer.json whole (8.4 MB), which is read
+    // rather than the metadata arrays.
+    let carried = bench_dir().join(format!("vocab-{size}-carried-json.gguf"));
+    if !carried.exists() {
+        let json = metadata_tokenizer(&gguf_file(size, "gpt2"))
+            .expect("rebuilt")
+            .json;
+        std::fs::write(&carried, gguf_bytes(size, "gpt2", true, Some(&json)))
+            .expect("write the GGUF file");
     }
     let safetensors = bench_dir().join(format!("table-{size}x{DIMS}.safetensors"));
     if !safetensors.exists() {
@@ -242,7 +255,10 @@ fn open_first_frame(c: &mut Criterion) {
         safetensors::serialize_to_file([("model.embed_tokens.weight", view)], None, &safetensors)
             .expect("write the safetensors file");
     }
-    let mut files = vec![("GGUF, its tokenizer in the metadata", gguf)];
+    let mut files = vec![
+        ("GGUF, its tokenizer in the metadata", gguf),
+        ("GGUF, carrying its tokenizer.json", carried),
+    ];
     match real_vocabulary(size) {
         Some(real) => files.push(("GGUF, Qwen 2's own vocabulary in the metadata", real)),
         None => eprintln!(
