@@ -312,31 +312,39 @@ pub fn widen_bf16(bytes: &[u8], out: &mut [f32]) {
 #[derive(Default)]
 pub struct RowBuffer {
     /// The bytes as read.
-    bytes: AlignedBytes,
+    bytes: CacheLines<u8>,
     /// The numbers of a dtype other than bfloat16, widened to float32.
     widened: Vec<f32>,
 }
 
-/// Bytes that start on a cache line, so that vector loads of rows read into them split no
-/// more lines than the rows' own width makes them.
+/// Numbers that start on a cache line (64 bytes), as layer 0's tiles and rows read into a
+/// [`RowBuffer`] use them: from an allocation's own start (16 bytes past a line here) every
+/// other 32-byte load, and every 64-byte f64 sum, straddled two lines. Kept from one call to
+/// the next.
 #[derive(Default)]
-struct AlignedBytes {
-    bytes: Vec<u8>,
-    /// Where the first cache line of `bytes` starts.
+pub struct CacheLines<T> {
+    /// The numbers, a cache line's worth more than in use.
+    data: Vec<T>,
+    /// Where the first line starts in `data`.
     start: usize,
 }
 
-/// The bytes of a cache line.
-const CACHE_LINE: usize = 64;
+impl<T: Copy + Default> CacheLines<T> {
+    /// Bytes in a cache line.
+    const LINE: usize = 64;
 
-impl AlignedBytes {
-    /// `len` bytes, starting on a cache line (grown when there are too few).
-    fn aligned(&mut self, len: usize) -> &mut [u8] {
-        if self.bytes.len() < len + CACHE_LINE {
-            self.bytes = vec![0; len + CACHE_LINE];
-            self.start = self.bytes.as_ptr().align_offset(CACHE_LINE);
+    /// The first `len` numbers, the first on a cache line's start: those of the last call, or
+    /// zeros (`T::default()`) where there were fewer.
+    pub fn numbers(&mut self, len: usize) -> &mut [T] {
+        if self.data.len() < self.start + len {
+            let spare = Self::LINE / size_of::<T>();
+            self.data = vec![T::default(); len + spare];
+            // Never past the spare numbers: at worst (an alignment it cannot reach) from the
+            // start.
+            let start = Some(self.data.as_ptr().align_offset(Self::LINE)).filter(|&at| at <= spare);
+            self.start = start.unwrap_or(0);
         }
-        &mut self.bytes[self.start..self.start + len]
+        &mut self.data[self.start..][..len]
     }
 }
 
@@ -549,7 +557,7 @@ impl Table {
     ) -> Option<StoredRow<'b>> {
         let (source, dtype, span) = self.stored_span(range)?;
         let RowBuffer { bytes, widened } = buffer;
-        let bytes = bytes.aligned(span.len());
+        let bytes = bytes.numbers(span.len());
         let read = source.read_at(span.start, bytes);
         debug_assert_eq!(
             read,

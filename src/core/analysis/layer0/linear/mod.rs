@@ -19,7 +19,7 @@ use anyhow::{Result, bail};
 use ndarray::Array1;
 
 use crate::core::tables::simd::with_features;
-use crate::core::tables::table::{Dtype, Table, widen_bf16};
+use crate::core::tables::table::{CacheLines, Dtype, Table, widen_bf16};
 use kernel::{BLOCK, Blocks, GROUP, LANES, SUPER, dot_tiles, finish, padded};
 
 /// Below this many multiply-adds a second thread costs more than it saves.
@@ -366,36 +366,6 @@ struct Workspace {
     wide: CacheLines<f64>,
     /// A group's rows, widened, for one block.
     group: CacheLines<f32>,
-}
-
-/// Numbers that start on a cache line (64 bytes), as the tiles read and write them: from an
-/// allocation's own start (16 bytes past a line here) every other 32-byte load of a row or a
-/// token, and every 64-byte f64 sum, straddled two lines.
-#[derive(Default)]
-struct CacheLines<T> {
-    /// The numbers, a cache line's worth more than in use.
-    data: Vec<T>,
-    /// Where the first line starts in `data`.
-    start: usize,
-}
-
-impl<T: Copy + Default> CacheLines<T> {
-    /// Bytes in a cache line.
-    const LINE: usize = 64;
-
-    /// The first `len` numbers, the first on a cache line's start: those of the last call, or
-    /// zeros (`T::default()`) where there were fewer.
-    fn numbers(&mut self, len: usize) -> &mut [T] {
-        if self.data.len() < self.start + len {
-            let spare = Self::LINE / size_of::<T>();
-            self.data = vec![T::default(); len + spare];
-            // Never past the spare numbers: at worst (an alignment it cannot reach) from the
-            // start.
-            let start = Some(self.data.as_ptr().align_offset(Self::LINE)).filter(|&at| at <= spare);
-            self.start = start.unwrap_or(0);
-        }
-        &mut self.data[self.start..][..len]
-    }
 }
 
 /// Rounds an f64 result once to float32.
