@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use ndarray::Array1;
 
 use crate::core::analysis::metrics::typical_magnitude;
-use crate::core::analysis::similarity::{nearest_rows_unless, one_hot_product_unless};
+use crate::core::analysis::similarity::{nearest_rows_each_unless, one_hot_product_unless};
 use crate::core::tables::weights::EmbeddingModel;
 
 /// Tables with at least this many numbers are scanned on a worker thread; smaller ones at once.
@@ -23,8 +23,8 @@ pub type Neighbours = Vec<(usize, f64)>;
 /// The nearest rows to a token vector and to its input vector.
 pub type NearestPair = (Neighbours, Neighbours);
 
-/// Finds the rows of `model`'s table nearest `token` and nearest `input` (`None` once `stop`
-/// is set).
+/// Finds the rows of `model`'s table nearest `token` and nearest `input`, in one pass over
+/// the table (`None` once `stop` is set).
 pub fn nearest(
     model: &Arc<EmbeddingModel>,
     token: Array1<f32>,
@@ -32,9 +32,9 @@ pub fn nearest(
 ) -> impl FnOnce(&AtomicBool) -> Option<NearestPair> + Send + 'static {
     let model = Arc::clone(model);
     move |stop| {
-        let table = model.token_table();
-        let from_token = nearest_rows_unless(table, token.view(), NEAREST_ROWS, stop)?;
-        let from_input = nearest_rows_unless(table, input.view(), NEAREST_ROWS, stop)?;
+        let vectors = [token.view(), input.view()];
+        let found = nearest_rows_each_unless(model.token_table(), &vectors, NEAREST_ROWS, stop)?;
+        let [from_token, from_input]: [Neighbours; 2] = found.try_into().ok()?;
         Some((from_token, from_input))
     }
 }

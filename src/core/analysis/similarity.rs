@@ -78,6 +78,33 @@ pub fn nearest_rows_unless(
     nearest_rows_from(table, vector, k, stop, from)
 }
 
+/// The nearest rows to each of `vectors`, as [`nearest_rows`] finds them for each alone (the
+/// same rows, the same bits), in one pass over the table: each group of rows is summed against
+/// every vector while it is in the processor's cache, so a large table is read from memory once
+/// rather than once a vector (the similarity pane asks for a token vector's and its input
+/// vector's nearest rows at every step).
+#[must_use]
+pub fn nearest_rows_each(
+    table: &Table,
+    vectors: &[ArrayView1<f32>],
+    k: usize,
+) -> Vec<Vec<(usize, f64)>> {
+    nearest_rows_each_unless(table, vectors, k, &AtomicBool::new(false))
+        .unwrap_or_else(|| vec![Vec::new(); vectors.len()])
+}
+
+/// [`nearest_rows_each`], looking at `stop` every few thousand rows: `None` once it is set.
+#[must_use]
+pub fn nearest_rows_each_unless(
+    table: &Table,
+    vectors: &[ArrayView1<f32>],
+    k: usize,
+    stop: &AtomicBool,
+) -> Option<Vec<Vec<(usize, f64)>>> {
+    let from = RowSource::for_pass(table, Pass::Repeated);
+    nearest_rows_many(table, vectors, k, stop, from)
+}
+
 /// [`nearest_rows_unless`] with the rows from `from`: the same bits from every source.
 fn nearest_rows_from(
     table: &Table,
@@ -86,10 +113,44 @@ fn nearest_rows_from(
     stop: &AtomicBool,
     from: RowSource,
 ) -> Option<Vec<(usize, f64)>> {
-    let query: Vec<f32> = vector.to_vec();
-    let query_norm = dot(&query, &query).sqrt();
-    if k == 0 || query.len() != table.cols() || !(query_norm > 0.0 && query_norm.is_finite()) {
-        return Some(Vec::new());
+    let mut found = nearest_rows_many(table, &[vector], k, stop, from)?;
+    Some(found.pop().unwrap_or_default())
+}
+
+/// A vector the rows are compared with: widened once, not once a row (the same products, so
+/// the same bits), and its length.
+struct Query {
+    wide: Vec<f64>,
+    norm: f64,
+}
+
+impl Query {
+    /// `vector` as a query of a table `cols` wide; `None` when it has the wrong width or no
+    /// length to divide by (no row is nearest it).
+    fn new(vector: ArrayView1<f32>, cols: usize) -> Option<Self> {
+        let narrow: Vec<f32> = vector.to_vec();
+        let norm = dot(&narrow, &narrow).sqrt();
+        (narrow.len() == cols && norm > 0.0 && norm.is_finite()).then(|| Self {
+            wide: narrow.into_iter().map(f64::from).collect(),
+            norm,
+        })
+    }
+}
+
+/// The nearest rows to each of `vectors`, the rows from `from`, in one pass.
+fn nearest_rows_many(
+    table: &Table,
+    vectors: &[ArrayView1<f32>],
+    k: usize,
+    stop: &AtomicBool,
+    from: RowSource,
+) -> Option<Vec<Vec<(usize, f64)>>> {
+    let queries: Vec<Option<Query>> = vectors
+        .iter()
+        .map(|vector| Query::new(vector.view(), table.cols()))
+        .collect();
+    if k == 0 || queries.iter().all(Option::is_none) {
+        return Some(vec![Vec::new(); vectors.len()]);
     }
     // The rows shared out among the cores in contiguous runs; each run keeps its own best k,
     // and the best of those are the best of all (ties go to the lower id, whoever found it).
@@ -99,14 +160,12 @@ fn nearest_rows_from(
         .clamp(1, MAX_SCAN_THREADS)
         .min(rows.div_ceil(ROWS_BETWEEN_LOOKS).max(1));
     let run = rows.div_ceil(threads);
-    // Widened once, not once a row: the same products, so the same bits.
-    let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
-    let query = &wide;
+    let queries = &queries;
     let found: Vec<Scanned> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|index| {
                 let range = index * run..((index + 1) * run).min(rows);
-                scope.spawn(move || scan_rows(table, query, query_norm, k, range, stop, from))
+                scope.spawn(move || scan_rows(table, queries, k, range, stop, from))
             })
             .collect();
         workers
@@ -118,22 +177,28 @@ fn nearest_rows_from(
             })
             .collect()
     });
-    let mut best = Best::with_capacity(k + 1);
+    let mut best: Vec<Best> = queries.iter().map(|_| Best::with_capacity(k + 1)).collect();
     for part in found {
-        let part = match part {
+        let parts = match part {
             Scanned::Stopped => return None,
-            Scanned::NotReady => return Some(Vec::new()),
-            Scanned::Best(part) => part,
+            Scanned::NotReady => return Some(vec![Vec::new(); vectors.len()]),
+            Scanned::Best(parts) => parts,
         };
-        for Reverse(candidate) in part {
-            keep(&mut best, candidate, k);
+        for (best, part) in best.iter_mut().zip(parts) {
+            for Reverse(candidate) in part {
+                keep(best, candidate, k);
+            }
         }
     }
     // Sorting Reverse(candidate) ascending puts the best candidate first.
     Some(
-        best.into_sorted_vec()
-            .into_iter()
-            .map(|Reverse(candidate)| (candidate.id, candidate.cosine))
+        best.into_iter()
+            .map(|best| {
+                best.into_sorted_vec()
+                    .into_iter()
+                    .map(|Reverse(candidate)| (candidate.id, candidate.cosine))
+                    .collect()
+            })
             .collect(),
     )
 }
@@ -160,26 +225,26 @@ enum Scanned {
     Stopped,
     /// The table is still being made.
     NotReady,
-    /// The best rows of its share.
-    Best(Best),
+    /// The best rows of its share, a heap a query (empty for a query with no nearest rows).
+    Best(Vec<Best>),
 }
 
 /// Rows summed in one call of [`dots_and_norms_squared`]: enough that choosing its path
 /// costs nothing, few enough that their sums stay in the nearest cache.
 const ROWS_SUMMED_TOGETHER: usize = 64;
 
-/// The best `k` rows of `range` by cosine with `query`.
+/// The best `k` rows of `range` by cosine with each of `queries`: each group of rows summed
+/// against every query while it is in the nearest cache.
 fn scan_rows(
     table: &Table,
-    query: &[f64],
-    query_norm: f64,
+    queries: &[Option<Query>],
     k: usize,
     range: std::ops::Range<usize>,
     stop: &AtomicBool,
     from: RowSource,
 ) -> Scanned {
-    let width = query.len();
-    let mut best = Best::with_capacity(k + 1);
+    let width = table.cols();
+    let mut best: Vec<Best> = queries.iter().map(|_| Best::with_capacity(k + 1)).collect();
     let mut sums = [(0.0, 0.0); ROWS_SUMMED_TOGETHER];
     let mut rows_of = RowReader::new(from);
     let chunk_rows = from.chunk_rows(table).max(1);
@@ -197,14 +262,17 @@ fn scan_rows(
                 let rows = first..(first + ROWS_SUMMED_TOGETHER).min(chunk.end);
                 let sums = &mut sums[..rows.len()];
                 let group = stored.rows(first - chunk.start..rows.end - chunk.start, width);
-                dots_and_norms_squared(query, group, sums);
-                for (id, &(dot, row_norm_squared)) in rows.zip(sums.iter()) {
-                    if row_norm_squared <= 0.0 {
-                        continue;
-                    }
-                    let cosine = dot / (query_norm * row_norm_squared.sqrt());
-                    if !cosine.is_nan() {
-                        keep(&mut best, Candidate { cosine, id }, k);
+                for (query, best) in queries.iter().zip(best.iter_mut()) {
+                    let Some(query) = query else { continue };
+                    dots_and_norms_squared(&query.wide, group, sums);
+                    for (id, &(dot, row_norm_squared)) in rows.clone().zip(sums.iter()) {
+                        if row_norm_squared <= 0.0 {
+                            continue;
+                        }
+                        let cosine = dot / (query.norm * row_norm_squared.sqrt());
+                        if !cosine.is_nan() {
+                            keep(best, Candidate { cosine, id }, k);
+                        }
                     }
                 }
             }
@@ -428,6 +496,37 @@ mod tests {
     }
 
     #[test]
+    fn one_pass_for_several_vectors_finds_what_a_pass_for_each_finds() {
+        // Rows enough for two threads' shares, 37 numbers a row (chunks of sixteen and a tail).
+        let (mapped, held) = mapped_and_held(9_000, 37, 3);
+        let wide = Array1::from(vec![1.0f32; 38]);
+        let zero = Array1::from(vec![0.0f32; 37]);
+        let sum = &held.row(8_999).unwrap() + &held.row(4).unwrap();
+        for table in [&mapped, &held] {
+            let row = held.row(4_500).unwrap();
+            let vectors = [row.view(), zero.view(), sum.view(), wide.view(), row.view()];
+            let each = nearest_rows_each(table, &vectors, 7);
+            assert_eq!(each.len(), vectors.len());
+            for (vector, found) in vectors.iter().zip(&each) {
+                assert_eq!(bits(found), bits(&nearest_rows(table, vector.view(), 7)));
+            }
+            assert_eq!(each[0][0].0, 4_500);
+            assert!(
+                each[1].is_empty() && each[3].is_empty(),
+                "no length, wrong width"
+            );
+            assert_eq!(bits(&each[0]), bits(&each[4]));
+        }
+        assert!(nearest_rows_each(&held, &[], 3).is_empty());
+        let stopped = nearest_rows_each_unless(&held, &[zero.view()], 3, &AtomicBool::new(true));
+        assert_eq!(
+            stopped,
+            Some(vec![Vec::new()]),
+            "nothing to scan: an answer at once"
+        );
+    }
+
+    #[test]
     fn tables_of_a_few_rows_rank_every_row_by_the_cosine_matrix() {
         // Fewer rows than the AVX-512 path sums at once, and one more than a group of them,
         // mapped as bfloat16 and held as float32.
@@ -597,12 +696,10 @@ mod tests {
             f32::from(u8::try_from((i * 31 + j * 7) % 101).unwrap()) - 50.0
         }));
         let query = arr1(&[1.0f32, -2.0, 3.0, 0.5, 0.0, 1.0, -1.0, 2.0]);
-        let query_norm = dot(query.as_slice().unwrap(), query.as_slice().unwrap()).sqrt();
-        let wide: Vec<f64> = query.iter().copied().map(f64::from).collect();
-        let Scanned::Best(one) = scan_rows(
+        let queries = [Query::new(query.view(), 8)];
+        let Scanned::Best(mut one) = scan_rows(
             &table,
-            &wide,
-            query_norm,
+            &queries,
             9,
             0..rows,
             &AtomicBool::new(false),
@@ -611,6 +708,8 @@ mod tests {
             panic!("a whole scan");
         };
         let one: Vec<(usize, f64)> = one
+            .pop()
+            .unwrap()
             .into_sorted_vec()
             .into_iter()
             .map(|Reverse(candidate)| (candidate.id, candidate.cosine))

@@ -7,7 +7,7 @@ use ndarray::Array2;
 use crate::app::cell::Cell;
 use crate::app::memo::{PaneMemo, Shared};
 use crate::app::scan::{self, NEAREST_ROWS, NearestPair};
-use crate::core::analysis::similarity::{cosine_matrix, nearest_rows};
+use crate::core::analysis::similarity::{cosine_matrix, nearest_rows_each};
 
 /// What the similarity pane derives.
 #[derive(Default)]
@@ -60,10 +60,13 @@ impl Memo {
             self.nearest.start(work);
             return;
         }
-        let table = model.token_table();
-        self.nearest.set(Some((
-            nearest_rows(table, token.view(), NEAREST_ROWS),
-            nearest_rows(table, input.view(), NEAREST_ROWS),
-        )));
+        let found = nearest_rows_each(
+            model.token_table(),
+            &[token.view(), input.view()],
+            NEAREST_ROWS,
+        );
+        if let Ok([from_token, from_input]) = <[_; 2]>::try_from(found) {
+            self.nearest.set(Some((from_token, from_input)));
+        }
     }
 }
