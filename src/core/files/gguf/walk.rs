@@ -457,4 +457,56 @@ mod tests {
         let same = packed(0, &vec![b"ab".to_vec(); count]);
         agree(&same, count, 0);
     }
+
+    mod random {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Strings of 0–40 bytes, now and then one whose text reads as a length field, a long
+        /// one or one longer than a chunk.
+        fn strings() -> impl Strategy<Value = Vec<Vec<u8>>> {
+            let one = prop_oneof![
+                8 => proptest::collection::vec(any::<u8>(), 0..40),
+                1 => (0u8..=255).prop_map(|len| vec![len, 0, 0, 0, 0, 0, 0, 0, 9]),
+                1 => Just(vec![0; 20]),
+                1 => (200usize..600).prop_map(|len| vec![b'x'; len]),
+            ];
+            (
+                proptest::collection::vec(one, 0..6_000),
+                prop::bool::weighted(0.05),
+            )
+                .prop_map(|(mut strings, huge)| {
+                    if huge && !strings.is_empty() {
+                        strings[0] = vec![b'y'; CHUNK + 3];
+                    }
+                    strings
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+            #[test]
+            fn any_array_walks_as_one_string_at_a_time(
+                strings in strings(),
+                before in 0usize..20,
+                extra in 0usize..3,
+                fewer in 0usize..3,
+                damage in proptest::option::of((any::<prop::sample::Index>(), 0usize..8, any::<u8>())),
+                cut in 0usize..12,
+            ) {
+                let mut bytes = packed(before, &strings);
+                bytes.extend_from_slice(&[5, 0, 0, 0, 1, 2, 3, 4]);
+                if let Some((which, byte, value)) = damage
+                    && let Ok((_, starts)) = one_at_a_time(&bytes, strings.len(), before)
+                    && !starts.is_empty()
+                {
+                    bytes[starts[which.index(starts.len())] + byte] = value;
+                }
+                bytes.truncate(bytes.len() - cut.min(bytes.len() - before));
+                let count = (strings.len() + extra).saturating_sub(fewer);
+                agree(&bytes, count, before);
+            }
+        }
+    }
 }
