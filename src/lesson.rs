@@ -101,8 +101,9 @@ pub const STEPS: [Step; 7] = [
             "no: their input vectors match",
         ]),
         answer: 1,
-        reveal: "Each position adds its own vector, so a word's input vector depends on where \
-                 it stands: the sets differ, and so do attention's outputs.",
+        // What the compare pane has room for decides what this step may say of it:
+        // core::findings::OrderStep::positions_reveal.
+        reveal: "",
         setup: Setup::PositionsAdded,
     },
     Step {

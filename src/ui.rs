@@ -25,6 +25,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 use crate::action::{Action, Scope, bar_entries, key_name};
 use crate::app::settings::ROOMY_COLUMNS;
 use crate::app::{App, CompareMode, Focus, RealLayer};
+use crate::core::explain::findings::CompareTables;
 use crate::core::text::sentence::Unread;
 use crate::core::text::tokenizer::TextTokenizer;
 use crate::hit_map::{HitMap, Scrollable, Target};
@@ -112,8 +113,8 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     ]);
     let [input_area, tokens_area, middle, bar_area] = area.layout(&layout);
     let body = Body::build(app, middle.width, short);
-    let lesson =
-        lesson_input(app, area.width).map(|input| lesson::build(&input, area.width, short));
+    let lesson = lesson_input(app, area.width, CompareTables::BOTH)
+        .map(|input| lesson::build(&input, area.width, short));
     // The panes take what they need; the readout gets the rest, and at least its minimum.
     // The readout keeps room for its finding and explanation; more on taller terminals.
     let readout_least = match (&lesson, area.height < 30) {
@@ -153,7 +154,18 @@ fn draw_into(app: &App, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
     strip.render(tokens_area, buf, hits);
     body.render(body_area, buf, hits);
     match lesson {
-        Some(lesson) => render_lesson(app, lesson, readout_area, short, buf, hits),
+        Some(lesson) => {
+            // The lesson speaks only of the compare tables the body has room for; said with
+            // less, it keeps the rows it was given, so the body, and its tables, stay as drawn.
+            let tables = lesson_compare_tables(app, body_area);
+            let lesson = if tables == CompareTables::BOTH {
+                lesson
+            } else {
+                lesson_input(app, area.width, tables)
+                    .map_or(lesson, |input| lesson::build(&input, area.width, short))
+            };
+            render_lesson(app, (lesson, tables), readout_area, short, buf, hits);
+        }
         None => render_readout(app, readout_area, buf, hits),
     }
     help::render_bar(bar(app), bar_area, buf, hits);
@@ -214,7 +226,7 @@ fn picture_beside(app: &App, area: Rect) -> bool {
 /// has answered, as it would give the answer away.
 fn render_lesson(
     app: &App,
-    lesson: pane::TextPane,
+    (lesson, tables): (pane::TextPane, CompareTables),
     area: Rect,
     short: bool,
     buf: &mut Buffer,
@@ -223,7 +235,7 @@ fn render_lesson(
     // A panel taller than its rows leaves out the RoPE copies' vectors, and the claim they
     // bear out with them, rather than cut its last lines silently.
     let lesson = if lesson.height() > usize::from(area.height) {
-        lesson_input(app, area.width)
+        lesson_input(app, area.width, tables)
             .map(|mut input| {
                 input.rope_copies.clear();
                 lesson::build(&input, area.width, short)
@@ -233,13 +245,13 @@ fn render_lesson(
         lesson
     };
     let narrow = (picture_beside(app, area) && lesson::picture_may_show(app))
-        .then(|| lesson_input(app, READABLE_WIDTH))
+        .then(|| lesson_input(app, READABLE_WIDTH, tables))
         .flatten()
         .map(|input| lesson::build(&input, READABLE_WIDTH, short))
         .filter(|narrow| narrow.height() <= usize::from(area.height));
     let Some(narrow) = narrow else {
         lesson.render(area, buf, hits);
-        record_answers(app, area, short, hits);
+        record_answers(app, area, short, tables, hits);
         return;
     };
     let [lesson_area, picture_area] = area.layout(&Layout::horizontal([
@@ -247,7 +259,7 @@ fn render_lesson(
         Constraint::Fill(1),
     ]));
     narrow.render(lesson_area, buf, hits);
-    record_answers(app, lesson_area, short, hits);
+    record_answers(app, lesson_area, short, tables, hits);
     if lesson::hides_answers(app) {
         picture_after_answer(app, picture_area.width).render(picture_area, buf, hits);
     } else {
@@ -278,6 +290,7 @@ fn compare_input(app: &App) -> compare::Input<'_> {
         mask: app.mask(),
         outputs,
         keys: app.lesson().is_none(),
+        keep_vectors: app.lesson().is_some(),
         scheme: app.active_scheme(),
         overlay: app.overlay(),
         step: app.step(),
@@ -293,9 +306,9 @@ fn clear(area: Rect, buf: &mut Buffer, theme: Theme) {
 }
 
 /// Records where the lesson panel drawn on `area` put its answers, so a click gives one.
-fn record_answers(app: &App, area: Rect, short: bool, hits: &mut HitMap) {
+fn record_answers(app: &App, area: Rect, short: bool, tables: CompareTables, hits: &mut HitMap) {
     let inner = area.inner(ratatui::layout::Margin::new(1, 1));
-    let Some(input) = lesson_input(app, area.width) else {
+    let Some(input) = lesson_input(app, area.width, tables) else {
         return;
     };
     for (row, height, number) in lesson::answer_rows(&input, area.width, short) {
@@ -436,8 +449,20 @@ fn detail(app: &App, width: u16) -> Box<dyn Pane + '_> {
     open_pane(app, width)
 }
 
-/// What the lesson panel reads at a width, when a lesson is on.
-fn lesson_input(app: &App, width: u16) -> Option<lesson::Input> {
+/// Which of compare mode's tables the lesson's body, drawn in `body`, has room for: both
+/// when compare mode is off or its pane is hidden until the learner guesses.
+fn lesson_compare_tables(app: &App, body: Rect) -> CompareTables {
+    if app.compare().is_none() || lesson::hides_answers(app) || app.detail() == Detail::Picture {
+        return CompareTables::BOTH;
+    }
+    compare::build(compare_input(app), body.width)
+        .tables_drawn(body.height)
+        .unwrap_or(CompareTables::BOTH)
+}
+
+/// What the lesson panel reads at a width, when a lesson is on, beside the compare tables the
+/// body has room for.
+fn lesson_input(app: &App, width: u16, compare_tables: CompareTables) -> Option<lesson::Input> {
     let theme = app.theme();
     let inner = usize::from(width).saturating_sub(2).max(1);
     Some(lesson::Input {
@@ -455,6 +480,7 @@ fn lesson_input(app: &App, width: u16) -> Option<lesson::Input> {
             .get(app.step())
             .is_some_and(|lookup| lookup.token_vector.is_some()),
         comparing: app.compare().is_some(),
+        compare_tables,
         finding: readout::finding(&readout_input(app)),
         rope_copies: attention::positions::rope_copies(app.rope_copies(), inner, theme),
         theme,

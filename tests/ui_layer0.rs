@@ -519,6 +519,66 @@ fn the_gpt2_lesson_shows_what_it_says_at_80x24_and_120x40() {
     assert!(!lesson.contains("same output in both"), "{lesson}");
 }
 
+/// The lesson on a committed layer-0 fixture, answered right up to step `step` (counting
+/// from 0), whose question is answered right too.
+fn lesson_at(name: &str, step: usize) -> App {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/layer0")
+        .join(name);
+    let mut app = explorer(&folder, "fox bites the fox", usize::MAX);
+    press(&mut app, &[KeyCode::Enter]);
+    type_text(&mut app, "L");
+    loop {
+        let progress = app.lesson().expect("the lesson runs");
+        type_text(&mut app, &progress.content().answer.to_string());
+        if progress.step == step {
+            return app;
+        }
+        press(&mut app, &[KeyCode::Enter]);
+    }
+}
+
+#[test]
+fn the_word_order_steps_on_a_model_speak_only_of_the_tables_on_screen() {
+    // GPT-2's pair is 5 tokens, BERT's 7 with [CLS] and [SEP]: at 80×24 the vectors and the
+    // outputs cannot both fit. The vectors, which the answers rest on, stay whole; the lesson
+    // says where the outputs are rather than what they show.
+    for (name, tokens) in [("gpt2", 5), ("bert", 7)] {
+        for step in [3, 4] {
+            let app = lesson_at(name, step);
+            let terminal = draw(&app, 80, 24);
+            let compare = pane(&terminal, "Compare");
+            let lesson = pane_prose(&terminal, "Lesson");
+            let rows = compare.lines().filter(|line| line.contains(" B")).count();
+            assert!(
+                rows >= tokens,
+                "{name} step {step}: every word's row:\n{compare}"
+            );
+            assert!(!compare.contains("▼ 2 more:"), "{compare}");
+            assert!(!compare.contains("output in A"), "{compare}");
+            assert!(lesson.contains("panes above show it"), "{lesson}");
+            assert!(
+                lesson.contains("A taller terminal shows each word's attention output"),
+                "{name} step {step}: {lesson}"
+            );
+            assert!(!lesson.contains("same output in both"), "{lesson}");
+            assert!(!lesson.contains("outputs differ"), "{lesson}");
+            assert!(!lesson.contains("so do attention's outputs"), "{lesson}");
+            if step == 3 {
+                assert!(lesson.contains("one set, arranged differently"), "{lesson}");
+            } else {
+                assert!(lesson.contains("the sets differ."), "{lesson}");
+            }
+            // At 120×40 both tables fit, and the lesson says what the outputs show.
+            let terminal = draw(&app, 120, 40);
+            let compare = pane(&terminal, "Compare");
+            let lesson = pane_prose(&terminal, "Lesson");
+            assert!(compare.contains("output in A"), "{compare}");
+            assert!(!lesson.contains("A taller terminal"), "{lesson}");
+        }
+    }
+}
+
 #[test]
 fn the_rope_step_on_a_learned_position_model_says_what_its_panes_show() {
     let folder = write_bert("lesson");

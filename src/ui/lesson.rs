@@ -7,7 +7,7 @@ use super::pane::TextPane;
 use crate::action::{Action, fill_keys};
 use crate::app::App;
 use crate::core::analysis::layer0::Architecture;
-use crate::core::explain::findings::{Evidence, OrderStep, RotaryStep};
+use crate::core::explain::findings::{CompareTables, Evidence, OrderStep, RotaryStep};
 use crate::lesson::{Progress, STEPS, Setup};
 use crate::theme::Theme;
 
@@ -25,6 +25,9 @@ pub(super) struct Input {
     pub(super) has_row: bool,
     /// Whether compare mode is on (it brings its own pair of sentences).
     pub(super) comparing: bool,
+    /// Which of compare mode's tables the pane above has room for: the word-order steps speak
+    /// only of those.
+    pub(super) compare_tables: CompareTables,
     /// The current token's finding: its copies and their distance.
     pub(super) finding: Option<Line<'static>>,
     /// The current word and its first copy before and after `RoPE` turns them, wrapped at
@@ -179,7 +182,8 @@ fn reveal_lines(input: &Input, compact: bool) -> Vec<Line<'static>> {
     let copies = rotary.panes_show_it() && !compact && !input.rope_copies.is_empty();
     let reveal = match step.setup {
         Setup::InsideAttention => rotary.reveal(copies),
-        Setup::WordOrder => OrderStep::of(input.causal_layer).reveal(),
+        Setup::WordOrder => OrderStep::of(input.causal_layer).reveal(input.compare_tables),
+        Setup::PositionsAdded => OrderStep::positions_reveal(input.compare_tables),
         _ => fill_keys(step.reveal),
     };
     lines.push(Line::from(
@@ -207,8 +211,9 @@ fn reveal_lines(input: &Input, compact: bool) -> Vec<Line<'static>> {
 /// Whether the panes a step reveals hold what its answer speaks of.
 fn evidence(input: &Input, setup: Setup, rotary: RotaryStep) -> Evidence {
     match setup {
-        // Compare mode brings its own pair of sentences.
-        Setup::WordOrder | Setup::PositionsAdded => Evidence::Shown,
+        // Compare mode brings its own pair of sentences; the answer is in their vectors.
+        Setup::WordOrder | Setup::PositionsAdded if input.compare_tables.vectors => Evidence::Shown,
+        Setup::WordOrder | Setup::PositionsAdded => Evidence::Elsewhere,
         _ if !input.has_row => Evidence::NoSentence,
         Setup::InsideAttention if !rotary.panes_show_it() => Evidence::Elsewhere,
         _ => Evidence::Shown,
@@ -294,6 +299,7 @@ mod tests {
             causal_layer: None,
             has_row: true,
             comparing: false,
+            compare_tables: CompareTables::BOTH,
             finding: Some(Line::raw(
                 "fox at 0 and 3: same row 2, Euclidean distance 0.0000",
             )),

@@ -137,7 +137,26 @@ impl RotaryStep {
     }
 }
 
-/// What the lesson's word-order step may say about attention's outputs, decided by the
+/// Which of compare mode's tables are on screen: a sentence about the vectors or the outputs
+/// is said only while its table is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompareTables {
+    /// Both sentences' vectors, side by side (the token vectors, or the input vectors while
+    /// positions are on).
+    pub vectors: bool,
+    /// Each word's attention output in A and B.
+    pub outputs: bool,
+}
+
+impl CompareTables {
+    /// Both tables on screen.
+    pub const BOTH: Self = Self {
+        vectors: true,
+        outputs: true,
+    };
+}
+
+/// What the lesson's word-order steps may say about attention's outputs, decided by the
 /// attention the panes run: unmasked (the seeded head, a BERT-style layer 0) gives each word
 /// the same output in both orders; a causal layer 0 (GPT-2, Llama-style) does not, as its mask
 /// alone tells the orders apart, and the panes show those outputs differ.
@@ -149,6 +168,10 @@ pub enum OrderStep {
     Causal(Architecture),
 }
 
+/// Where a table the compare pane has no room for goes, for a step that cannot name a key.
+const OUTPUTS_ELSEWHERE: &str =
+    "A taller terminal shows each word's attention output in both orders below the vectors.";
+
 impl OrderStep {
     /// The step for the panes' attention: `causal_layer` is the architecture of the model's
     /// own layer 0 when that layer is causal.
@@ -157,20 +180,44 @@ impl OrderStep {
         causal_layer.map_or(Self::Unmasked, Self::Causal)
     }
 
-    /// What the step reveals: the one set of vectors, then what attention does with it.
+    /// What the word-order step reveals: the one set of vectors, then what attention does
+    /// with it, each said only while `tables` holds its numbers (else where they are).
     #[must_use]
-    pub fn reveal(self) -> String {
-        let set =
-            "Every word brings the same vector in both orders: one set, arranged differently.";
-        match self {
-            Self::Unmasked => format!(
-                "{set} Unmasked attention gives each word the same output in both: it cannot \
-                 tell who bit whom."
-            ),
-            Self::Causal(architecture) => format!(
-                "{set} This {architecture} layer 0 is causal: each word sees only itself and the \
+    pub fn reveal(self, tables: CompareTables) -> String {
+        let set = if tables.vectors {
+            "Every word brings the same vector in both orders: one set, arranged differently."
+        } else {
+            "A taller terminal shows each word's vector in both orders."
+        };
+        let attention = match (self, tables.outputs) {
+            (Self::Unmasked, true) => "Unmasked attention gives each word the same output in \
+                                       both: it cannot tell who bit whom."
+                .to_owned(),
+            (Self::Causal(architecture), true) => format!(
+                "This {architecture} layer 0 is causal: each word sees only itself and the \
                  words before it, so the mask alone makes the outputs differ. Unmasked, \
                  attention could not tell who bit whom."
+            ),
+            (Self::Unmasked, false) => OUTPUTS_ELSEWHERE.to_owned(),
+            (Self::Causal(architecture), false) => format!(
+                "This {architecture} layer 0 is causal: each word sees only itself and the \
+                 words before it. {OUTPUTS_ELSEWHERE}"
+            ),
+        };
+        format!("{set} {attention}")
+    }
+
+    /// What the positions-added step reveals: the input vectors differ, and so do the
+    /// outputs, each said only while `tables` holds its numbers (else where they are).
+    #[must_use]
+    pub fn positions_reveal(tables: CompareTables) -> String {
+        let added = "Each position adds its own vector, so a word's input vector depends on \
+                     where it stands";
+        match (tables.vectors, tables.outputs) {
+            (true, true) => format!("{added}: the sets differ, and so do attention's outputs."),
+            (true, false) => format!("{added}: the sets differ. {OUTPUTS_ELSEWHERE}"),
+            (false, _) => format!(
+                "{added}. A taller terminal shows both orders' input vectors above the outputs."
             ),
         }
     }
@@ -275,7 +322,7 @@ mod tests {
 
     #[test]
     fn only_unmasked_attention_is_said_to_give_both_orders_the_same_outputs() {
-        let unmasked = OrderStep::of(None).reveal();
+        let unmasked = OrderStep::of(None).reveal(CompareTables::BOTH);
         assert!(
             unmasked.contains("one set, arranged differently"),
             "{unmasked}"
@@ -283,7 +330,7 @@ mod tests {
         assert!(unmasked.contains("Unmasked attention gives each word the same output"));
         let gpt2 = OrderStep::of(Some(Architecture::Gpt2));
         assert_eq!(gpt2, OrderStep::Causal(Architecture::Gpt2));
-        let causal = gpt2.reveal();
+        let causal = gpt2.reveal(CompareTables::BOTH);
         assert!(causal.contains("one set, arranged differently"), "{causal}");
         assert!(causal.contains("This GPT-2 layer 0 is causal"), "{causal}");
         assert!(
@@ -291,5 +338,37 @@ mod tests {
             "{causal}"
         );
         assert!(!causal.contains("same output"), "{causal}");
+    }
+
+    #[test]
+    fn the_order_steps_say_of_a_table_only_what_is_on_screen() {
+        let vectors_only = CompareTables {
+            vectors: true,
+            outputs: false,
+        };
+        for step in [OrderStep::Unmasked, OrderStep::Causal(Architecture::Gpt2)] {
+            let said = step.reveal(vectors_only);
+            assert!(said.contains("one set, arranged differently"), "{said}");
+            assert!(!said.contains("same output"), "{said}");
+            assert!(!said.contains("outputs differ"), "{said}");
+            assert!(
+                said.ends_with("output in both orders below the vectors."),
+                "{said}"
+            );
+        }
+        let outputs_only = CompareTables {
+            vectors: false,
+            outputs: true,
+        };
+        let said = OrderStep::Unmasked.reveal(outputs_only);
+        assert!(!said.contains("one set"), "{said}");
+        assert!(said.contains("same output in both"), "{said}");
+        let added = OrderStep::positions_reveal(CompareTables::BOTH);
+        assert!(added.ends_with("the sets differ, and so do attention's outputs."));
+        let added = OrderStep::positions_reveal(vectors_only);
+        assert!(added.contains("the sets differ."), "{added}");
+        assert!(!added.contains("so do attention's outputs"), "{added}");
+        let added = OrderStep::positions_reveal(outputs_only);
+        assert!(!added.contains("the sets differ"), "{added}");
     }
 }

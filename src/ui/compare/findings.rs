@@ -10,6 +10,7 @@ use super::Input;
 use crate::action::fill_keys;
 use crate::core::analysis::compare::{Comparison, Wording};
 use crate::core::explain::claim::Verdict;
+use crate::core::explain::findings::CompareTables;
 use crate::core::explain::layer0::OwnPositions;
 use crate::core::explain::verdict::VectorMatch;
 use crate::theme::Theme;
@@ -41,18 +42,9 @@ pub(super) enum Evidence {
     NoOutputs,
 }
 
-/// Which tables the pane draws.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Tables {
-    /// Both sentences' vectors, side by side.
-    pub(super) vectors: bool,
-    /// Each word's attention output in A and B.
-    pub(super) outputs: bool,
-}
-
 impl Evidence {
     /// Whether a finding with this evidence is said while `tables` are drawn.
-    pub(super) fn shown(self, tables: Tables) -> bool {
+    pub(super) fn shown(self, tables: CompareTables) -> bool {
         match self {
             Self::InItself => true,
             Self::Vectors => tables.vectors,

@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 mod findings;
 
-use findings::{Evidence, Priority, Tables, fitted, prioritised_summary};
+use findings::{Evidence, Priority, fitted, prioritised_summary};
 
 use super::compare_outputs::{self, OutputsTable};
 use super::pane::Pane;
@@ -19,6 +19,7 @@ use crate::action::{Action, key};
 use crate::core::analysis::attention::Mask;
 use crate::core::analysis::compare::Comparison;
 use crate::core::analysis::layer0::Layer0;
+use crate::core::explain::findings::CompareTables;
 use crate::core::explain::layer0::SentencePair;
 use crate::core::tables::positional::PositionScheme;
 use crate::hit_map::{HitMap, Target};
@@ -42,6 +43,10 @@ pub(super) struct Input<'a> {
     pub(super) outputs: Option<compare_outputs::Input<'a>>,
     /// Whether the title says the keys (a lesson says them in its own bar).
     pub(super) keys: bool,
+    /// Whether the vectors stay when both tables do not fit (the lesson, whose word-order
+    /// answers rest on them and which has no key to switch tables); else the outputs asked
+    /// for stay.
+    pub(super) keep_vectors: bool,
     /// The position scheme acting now (`None` while positions are off).
     pub(super) scheme: PositionScheme,
     /// Whether positions are on.
@@ -58,6 +63,7 @@ pub(super) struct Input<'a> {
 /// built once; the sentences' rows are drawn to the room they get.
 pub(super) struct Compare<'a> {
     step: usize,
+    keep_vectors: bool,
     wide_style: WideStyle,
     theme: Theme,
     title: String,
@@ -139,6 +145,7 @@ pub(super) fn build(input: Input<'_>, width: u16) -> Compare<'_> {
     };
     Compare {
         step: input.step,
+        keep_vectors: input.keep_vectors,
         wide_style: input.wide_style,
         theme,
         title,
@@ -165,7 +172,7 @@ impl Pane for Compare<'_> {
                 comparison,
                 findings,
             } => {
-                let tables = Tables {
+                let tables = CompareTables {
                     vectors: true,
                     outputs: self.outputs.is_some(),
                 };
@@ -190,21 +197,8 @@ impl Pane for Compare<'_> {
                 return;
             }
         };
-        let tables = self.tables(comparison, inner.height);
+        let (tables, columns_height) = self.arrangement(comparison, findings, inner.height);
         let findings = said(findings, tables);
-        // A long sentence's rows must not push the findings (and what was left out) off screen.
-        let finding_rows: usize = findings.iter().map(|(_, _, rows)| rows).sum();
-        let summary_room = u16::try_from(finding_rows)
-            .unwrap_or(u16::MAX)
-            .min(inner.height / 2);
-        let table_height =
-            u16::try_from(self.tables_height(comparison, tables)).unwrap_or(u16::MAX);
-        // Both tables are drawn only when both fit whole (`tables`); one alone gives way.
-        let columns_height = if tables.vectors && tables.outputs {
-            table_height
-        } else {
-            table_height.min(inner.height.saturating_sub(summary_room))
-        };
         let [columns, summary] = inner.layout(&Layout::vertical([
             Constraint::Length(columns_height),
             Constraint::Fill(1),
@@ -235,7 +229,7 @@ impl Pane for Compare<'_> {
 /// The findings said while `tables` are drawn, with their priorities and rows.
 fn said(
     findings: &[(Priority, Line<'static>, usize, Evidence)],
-    tables: Tables,
+    tables: CompareTables,
 ) -> Vec<(Priority, Line<'static>, usize)> {
     findings
         .iter()
@@ -245,25 +239,76 @@ fn said(
 }
 
 impl Compare<'_> {
+    /// Which tables the pane draws whole at `height` rows, borders included (a table cut
+    /// short under "▼ more" does not count); `None` while it has nothing to compare.
+    pub(super) fn tables_drawn(&self, height: u16) -> Option<CompareTables> {
+        let Body::Comparison {
+            comparison,
+            findings,
+        } = &self.body
+        else {
+            return None;
+        };
+        let (tables, columns_height) =
+            self.arrangement(comparison, findings, height.saturating_sub(2));
+        let whole = usize::from(columns_height) >= self.tables_height(comparison, tables);
+        Some(CompareTables {
+            vectors: tables.vectors && whole,
+            outputs: tables.outputs && whole,
+        })
+    }
+
+    /// The tables drawn in `height` rows inside the borders, and the rows they take.
+    fn arrangement(
+        &self,
+        comparison: &Comparison,
+        findings: &[(Priority, Line<'static>, usize, Evidence)],
+        height: u16,
+    ) -> (CompareTables, u16) {
+        let tables = self.tables(comparison, height);
+        // A long sentence's rows must not push the findings (and what was left out) off
+        // screen; in the lesson, whose sentences speak of every word's vector, the vectors
+        // stay whole when they leave two rows (a finding and the count of those left out).
+        let finding_rows: usize = findings
+            .iter()
+            .filter(|(_, _, _, evidence)| evidence.shown(tables))
+            .map(|(_, _, rows, _)| rows)
+            .sum();
+        let summary_room = u16::try_from(finding_rows)
+            .unwrap_or(u16::MAX)
+            .min(height / 2);
+        let table_height =
+            u16::try_from(self.tables_height(comparison, tables)).unwrap_or(u16::MAX);
+        let whole = self.keep_vectors && table_height.saturating_add(2) <= height;
+        // Both tables are drawn only when both fit whole (`tables`); one alone gives way.
+        let columns_height = if (tables.vectors && tables.outputs) || whole {
+            table_height
+        } else {
+            table_height.min(height.saturating_sub(summary_room))
+        };
+        (tables, columns_height)
+    }
+
     /// Which tables a pane of `height` rows inside its borders draws: the vectors alone; or,
     /// with the outputs asked for, both when both fit whole with two rows left (a finding and
-    /// the count of those left out), else the outputs alone.
-    fn tables(&self, comparison: &Comparison, height: u16) -> Tables {
+    /// the count of those left out), else the outputs alone (the vectors alone when it keeps
+    /// them).
+    fn tables(&self, comparison: &Comparison, height: u16) -> CompareTables {
         let Some(table) = &self.outputs else {
-            return Tables {
+            return CompareTables {
                 vectors: true,
                 outputs: false,
             };
         };
-        let both = rows(comparison) + 1 + table.height();
-        Tables {
-            vectors: both + 2 <= usize::from(height),
-            outputs: true,
+        let both = rows(comparison) + 1 + table.height() + 2 <= usize::from(height);
+        CompareTables {
+            vectors: both || self.keep_vectors,
+            outputs: both || !self.keep_vectors,
         }
     }
 
     /// The rows `tables` take.
-    fn tables_height(&self, comparison: &Comparison, tables: Tables) -> usize {
+    fn tables_height(&self, comparison: &Comparison, tables: CompareTables) -> usize {
         let vectors = if tables.vectors {
             rows(comparison) + 1
         } else {
@@ -520,6 +565,7 @@ mod tests {
             mask: Mask::None,
             outputs: None,
             keys: true,
+            keep_vectors: false,
             scheme,
             overlay: scheme != PositionScheme::None,
             step: 0,
