@@ -415,6 +415,8 @@ impl InspectArgs {
 /// A model opened from files, and how to read it.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ModelArgs {
+    // `[:TAG]` is the help text's, not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// A model folder (model.safetensors or its shards, tokenizer.json, config.json), one
     /// .safetensors or .gguf file, ollama:NAME[:TAG] for a model Ollama has pulled, or ORG/NAME
     /// for a model in the Hugging Face cache (`$HF_HUB_CACHE`, `$HF_HOME/hub` or

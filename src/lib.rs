@@ -2,8 +2,12 @@
 //!
 //! The maths lives in [`core`] and knows nothing of the terminal; [`app`] holds the
 //! explorer's state and its single `update`; [`ui`] draws it, with each pane beside the
-//! matrix in [`panes`]; [`print`] writes the same
+//! matrix in [`panes`]; [`print`](mod@print) writes the same
 //! facts for scripts.
+//!
+//! These documents are for the program's developers (it is an application, not a library to
+//! build on): a public item's text may name the private parts it is made of.
+#![allow(rustdoc::private_intra_doc_links)]
 pub mod action;
 pub mod app;
 pub mod cli;

@@ -1,6 +1,6 @@
 //! The model's own layer 0 in the explorer: run over the sentence (and in compare mode over
 //! both sentences, both computed in [`crate::core::explain::layer0`]), at once when it is small
-//! and on a [`super::job::Worker`] when it is large, so keys never wait for it.
+//! and on a worker ([`super::job::Job`]) when it is large, so keys never wait for it.
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //!
 //! `update` changes inputs only: the sentence ([`editor`]), the models ([`sources`]), where
 //! the learner is ([`navigation`]), the switches ([`settings`]) and the modes ([`prompt`],
-//! [`compare`], [`lesson`]). Then [`derive`] recomputes exactly what depends on what changed.
+//! [`compare`], [`lesson`]). Then [`derive`](mod@derive) recomputes exactly what depends on what changed.
 
 pub mod cell;
 pub mod compare;
