@@ -449,7 +449,16 @@ mod tests {
         for dtype in ["BF16", "F16", "F32"] {
             let table = written_table(&folder, dtype, rows, cols);
             assert!(table.reads_from_file(), "{dtype}: a file read with pread");
-            let row_bytes = table.stored_row_bytes().unwrap();
+            // A row's bytes as read, and as widened but for bfloat16, which is summed as read.
+            let row_bytes = table.read_row_bytes().unwrap();
+            let per_number = match dtype {
+                "BF16" => 2,
+                "F16" => 2 + 4,
+                _ => 4 + 4,
+            };
+            assert_eq!(row_bytes, per_number * cols, "{dtype}");
+            let chunk = RowSource::Read { bytes: 256 << 10 }.chunk_rows(&table);
+            assert_eq!(chunk, (256 << 10) / row_bytes, "{dtype}");
             assert_eq!(
                 RowSource::for_pass(&table, Pass::Once),
                 RowSource::Read { bytes: 256 << 10 }

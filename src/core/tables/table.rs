@@ -539,10 +539,18 @@ impl Table {
         matches!(&self.storage, Storage::Mapped { source, .. } if source.reads_from_file())
     }
 
-    /// The bytes a stored row takes, for a table read in place.
+    /// The bytes one row takes in a [`Table::read_stored_rows`] buffer: as read, and as
+    /// widened to float32 for every dtype but bfloat16 (which is summed as read). A table read
+    /// in place only.
     #[must_use]
-    pub fn stored_row_bytes(&self) -> Option<usize> {
-        self.dtype().map(|dtype| self.row_bytes(dtype))
+    pub fn read_row_bytes(&self) -> Option<usize> {
+        let dtype = self.dtype()?;
+        let widened = if dtype == Dtype::BF16 {
+            0
+        } else {
+            self.cols * size_of::<f32>()
+        };
+        Some(self.row_bytes(dtype) + widened)
     }
 
     /// Rows `range` (clipped to the table) of a table read in place, read from its bytes

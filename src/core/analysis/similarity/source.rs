@@ -22,8 +22,9 @@ pub enum Pass {
     Repeated,
 }
 
-/// The bytes of rows one read copies: a few hundred KiB, which the sums then read again while
-/// they are still in the core's own (second-level) cache.
+/// The bytes of rows one read puts in its buffer, as read and as widened to float32 (a float16
+/// or quantized table's rows take 2–8 times their stored bytes widened): a few hundred KiB,
+/// which the sums then read again while they are still in the core's own (second-level) cache.
 const READ_BYTES: usize = 256 << 10;
 
 /// Where one scan gets its rows.
@@ -32,8 +33,9 @@ pub(super) enum RowSource {
     /// Rows as the table holds them ([`Table::stored_rows_in`]): in memory, or through a map,
     /// else widened one by one into a buffer of float32.
     InPlace,
-    /// A table in a file, read from it `bytes` of rows at a time (whole rows, at least one)
-    /// into a buffer ([`Table::read_stored_rows`]).
+    /// A table in a file, read from it into a buffer ([`Table::read_stored_rows`]) whole rows
+    /// at a time (at least one), as many as take `bytes` there, read and widened
+    /// ([`Table::read_row_bytes`]).
     Read {
         /// How many bytes of rows one read copies.
         bytes: usize,
@@ -53,7 +55,7 @@ impl RowSource {
     /// How many rows one call of [`RowReader::rows`] should ask for.
     pub(super) fn chunk_rows(self, table: &Table) -> usize {
         match self {
-            Self::Read { bytes } => bytes / table.stored_row_bytes().unwrap_or(bytes).max(1),
+            Self::Read { bytes } => bytes / table.read_row_bytes().unwrap_or(bytes).max(1),
             Self::InPlace => ROWS_SUMMED_TOGETHER,
         }
     }
