@@ -8,10 +8,12 @@
 //! the tokens reorders the results and changes no bit of them.
 
 use std::cmp::Ordering;
+use std::sync::Mutex;
 
 use ndarray::Array2;
 
 use super::linear::round_to_f32;
+use super::workers::{on_threads, threads};
 use crate::core::analysis::attention::HeadPattern;
 use crate::core::tables::simd::with_features;
 
@@ -136,21 +138,24 @@ pub fn attend(
     let one_head = |head: usize| heads.one(head);
     // Heads are independent: a second thread takes the second half when the work is large.
     let work = layout.heads * tokens * tokens * dims;
-    let threads = if work >= THREAD_WORK {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        1
-    };
+    let threads = if work >= THREAD_WORK { threads() } else { 1 };
     if threads < 2 || layout.heads < 2 {
         return (0..layout.heads).map(one_head).collect();
     }
+    // Two shares, the first and the second half of the heads, on the long-lived workers.
     let half = layout.heads / 2;
-    std::thread::scope(|scope| {
-        let second = scope.spawn(|| (half..layout.heads).map(one_head).collect::<Vec<_>>());
-        let mut results: Vec<HeadResult> = (0..half).map(one_head).collect();
-        results.extend(second.join().expect("a head thread does not panic"));
-        results
-    })
+    let shares = [0..half, half..layout.heads].map(|heads| (heads, Mutex::new(Vec::new())));
+    on_threads(shares.len(), &|share| {
+        let (heads, results) = &shares[share];
+        let computed: Vec<HeadResult> = heads.clone().map(one_head).collect();
+        if let Ok(mut results) = results.lock() {
+            *results = computed;
+        }
+    });
+    shares
+        .into_iter()
+        .flat_map(|(_, results)| results.into_inner().unwrap_or_default())
+        .collect()
 }
 
 /// What every head reads: the projected vectors and how to score and mask them.

@@ -13,7 +13,8 @@
 //!
 //! The tensors come from any [`source::TensorSource`]: a safetensors checkpoint, or a GGUF
 //! file read under the same names (`crate::core::files`), whose conversion the layer
-//! undoes in its arithmetic ([`source::Conversion`]).
+//! undoes in its arithmetic ([`source::Conversion`]). The projections' rows and the heads are
+//! shared between long-lived worker threads (`workers`).
 //!
 //! "Without positions" means no learned position row for BERT and GPT-2, and no rotation for
 //! `RoPE` models. Every sum over tokens is taken in an order that does not depend on where the
@@ -31,6 +32,7 @@ pub mod norm;
 pub mod rope;
 pub mod rotary;
 pub mod source;
+mod workers;
 
 use std::fmt;
 use std::time::{Duration, Instant};

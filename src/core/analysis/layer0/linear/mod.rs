@@ -14,10 +14,12 @@ pub mod kernel;
 
 use std::cell::RefCell;
 use std::ops::Range;
+use std::sync::Mutex;
 
 use anyhow::{Result, bail};
 use ndarray::Array1;
 
+use super::workers::{on_threads, threads};
 use crate::core::tables::simd::with_features;
 use crate::core::tables::table::{CacheLines, Dtype, Table, widen_bf16};
 use kernel::{BLOCK, Blocks, GROUP, LANES, SUPER, dot_tiles, finish, padded};
@@ -82,12 +84,12 @@ impl Linear {
     /// The outputs of weight rows `range` for every token, written into `outputs` (one slice a
     /// token, its outputs of these rows).
     ///
-    /// The rows are taken [`SUPER`] at a time, each pair of row and token keeping its f64
-    /// lanes while the numbers are walked a block at a time, so that the tokens' numbers of
-    /// one block stay in the core's second cache while every row of the super group meets
-    /// them; [`GROUP`] rows at a time have the block widened to f32 and met by the tokens
-    /// ([`dot_tiles`]), the next group's stored bytes fetched meanwhile. Each pair's blocks
-    /// are still added in order, so the arithmetic is [`dot`]'s.
+    /// The rows are taken [`super_rows`] at a time (one group, or [`SUPER`] when the tokens
+    /// are wide), each pair of row and token keeping its f64 lanes while the numbers are
+    /// walked a block at a time; [`GROUP`] rows at a time have the block widened to f32 and
+    /// met by the tokens ([`dot_tiles`]), the next group's (or block's) stored bytes fetched
+    /// meanwhile. Each pair's blocks are still added in order, so the arithmetic is
+    /// [`dot`]'s.
     fn rows_times(
         &self,
         range: Range<usize>,
@@ -98,24 +100,31 @@ impl Linear {
         let width = self.inputs();
         let tokens = inputs.count;
         let Workspace { wide, group } = workspace;
+        let super_rows = super_rows(tokens, width);
         let (wide_all, _) = wide
-            .numbers(SUPER * tokens * LANES)
+            .numbers(super_rows * tokens * LANES)
             .as_chunks_mut::<LANES>();
         let group = group.numbers(GROUP * BLOCK);
-        for first in range.clone().step_by(SUPER) {
-            let rows = SUPER.min(range.end - first);
+        let blocks = width.div_ceil(BLOCK);
+        // The last block is shorter when the width is not a whole number of blocks.
+        let numbers = |block: usize| (block * BLOCK, BLOCK.min(width - block * BLOCK));
+        for first in range.clone().step_by(super_rows) {
+            let rows = super_rows.min(range.end - first);
             let source = RowSource::new(&self.weight, first..first + rows);
             let wide = &mut wide_all[..rows * tokens];
             wide.fill([0.0; LANES]);
-            for block in 0..width.div_ceil(BLOCK) {
-                // The last block is shorter when the width is not a whole number of blocks.
-                let (from, count) = (block * BLOCK, BLOCK.min(width - block * BLOCK));
+            for block in 0..blocks {
+                let (from, count) = numbers(block);
                 for start in (0..rows).step_by(GROUP) {
                     let members = GROUP.min(rows - start);
                     source.widen_group(start..start + members, from, count, group);
+                    // The next group's bytes of this block, or (one group) the next block's.
                     let next = start + GROUP;
                     let ahead = if next < rows {
                         source.stored(next..rows.min(next + GROUP), from, count)
+                    } else if rows <= GROUP && block + 1 < blocks {
+                        let (from, count) = numbers(block + 1);
+                        source.stored(0..rows, from, count)
                     } else {
                         Vec::new()
                     };
@@ -142,6 +151,19 @@ impl Linear {
                 }
             }
         }
+    }
+}
+
+/// Rows whose f64 sums are kept while the numbers are walked a block at a time: one group
+/// when the tokens' numbers all fit the core's second cache with room to spare (each group's
+/// f64 sums, 32 KiB at 64 tokens, then stay in its first cache from block to block), else
+/// [`SUPER`], so that the tokens' numbers of one block stay in the second cache while every
+/// row of the super group meets them.
+fn super_rows(tokens: usize, width: usize) -> usize {
+    if tokens * padded(width) * size_of::<f32>() <= 256 << 10 {
+        GROUP
+    } else {
+        SUPER
     }
 }
 
@@ -276,19 +298,18 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
         "inputs hold whole vectors"
     );
     let tokens = inputs.len() / width;
-    KEPT.with_borrow_mut(|(laid_out, workspaces)| {
+    LAID_OUT.with_borrow_mut(|laid_out| {
         let laid_out = laid_out.numbers(tokens * padded(width));
-        apply_all_in(layers, (inputs, width, tokens), laid_out, workspaces)
+        apply_all_in(layers, (inputs, width, tokens), laid_out)
     })
 }
 
-/// [`apply_all`] of `tokens` inputs of `width` numbers, laid out in `laid_out`, each thread in
-/// a workspace of its own from `workspaces` (made when there are not enough).
+/// [`apply_all`] of `tokens` inputs of `width` numbers, laid out in `laid_out`; each thread
+/// works in its own kept [`Workspace`].
 fn apply_all_in<const N: usize>(
     layers: [&Linear; N],
     (inputs, width, tokens): (&[f32], usize, usize),
     laid_out: &mut [f32],
-    workspaces: &mut Vec<Workspace>,
 ) -> [Vec<f32>; N] {
     for (token, numbers) in inputs.chunks_exact(width).enumerate() {
         Blocks::write(laid_out, tokens, token, numbers);
@@ -298,19 +319,12 @@ fn apply_all_in<const N: usize>(
         .iter()
         .map(|layer| tokens * width * layer.outputs())
         .sum();
-    let threads = if work >= THREAD_WORK {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        1
-    };
-    if workspaces.len() < threads {
-        workspaces.resize_with(threads, Workspace::default);
-    }
+    let threads = if work >= THREAD_WORK { threads() } else { 1 };
     let mut results = layers.map(|layer| vec![0.0f32; tokens * layer.outputs()]);
-    // Thread `share` computes rows `share × step ..` of every layer, each token's outputs of
+    // Share `share` computes rows `share × step ..` of every layer, each token's outputs of
     // them written into its own piece of the token's output vector.
     let steps = layers.map(|layer| layer.outputs().div_ceil(threads));
-    let mut pieces: Vec<[Vec<&mut [f32]>; N]> = (0..threads)
+    let mut pieces: Vec<Pieces<'_, N>> = (0..threads)
         .map(|_| std::array::from_fn(|_| Vec::with_capacity(tokens)))
         .collect();
     for (index, result) in results.iter_mut().enumerate() {
@@ -323,40 +337,40 @@ fn apply_all_in<const N: usize>(
             }
         }
     }
-    let share_of = |share: usize, workspace: &mut Workspace, mut pieces: [Vec<&mut [f32]>; N]| {
-        for ((layer, step), pieces) in layers.iter().zip(steps).zip(&mut pieces) {
-            let range =
-                (share * step).min(layer.outputs())..((share + 1) * step).min(layer.outputs());
-            layer.rows_times(range, &inputs, workspace, pieces);
-        }
-    };
-    let mut shares = workspaces.iter_mut().zip(pieces).enumerate();
-    let (_, (first, first_pieces)) = shares.next().expect("at least one thread");
-    if threads > 1 {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = shares
-                .take(threads - 1)
-                .map(|(share, (workspace, pieces))| {
-                    scope.spawn(move || share_of(share, workspace, pieces))
-                })
-                .collect();
-            share_of(0, first, first_pieces);
-            for handle in handles {
-                handle.join().expect("a projection thread does not panic");
+    // Each share's pieces, taken by whichever thread runs it.
+    let pieces: Vec<Mutex<Option<Pieces<'_, N>>>> = pieces
+        .into_iter()
+        .map(|share| Mutex::new(Some(share)))
+        .collect();
+    on_threads(threads, &|share| {
+        let mut pieces = pieces[share]
+            .lock()
+            .ok()
+            .and_then(|mut pieces| pieces.take())
+            .expect("each share runs once");
+        WORKSPACE.with_borrow_mut(|workspace| {
+            for ((layer, step), pieces) in layers.iter().zip(steps).zip(&mut pieces) {
+                let range =
+                    (share * step).min(layer.outputs())..((share + 1) * step).min(layer.outputs());
+                layer.rows_times(range, &inputs, workspace, pieces);
             }
         });
-    } else {
-        share_of(0, first, first_pieces);
-    }
+    });
     results
 }
 
+/// One share's pieces of the result vectors: for each layer, a piece of each token's vector.
+type Pieces<'a, const N: usize> = [Vec<&'a mut [f32]>; N];
+
 thread_local! {
-    /// The inputs' layout and each thread's [`Workspace`], kept on the calling thread from one
-    /// call of [`apply_all`] to the next: made afresh each call, they were fresh pages of
-    /// memory each time, and the kernel's page faults and zeroing of them were a tenth of the
-    /// projections' time at 768 wide (perf). What they hold is written before it is read.
-    static KEPT: RefCell<(CacheLines<f32>, Vec<Workspace>)> = RefCell::default();
+    /// The inputs' layout, kept on the calling thread from one call of [`apply_all`] to the
+    /// next: made afresh each call, the buffers were fresh pages of memory each time, and the
+    /// kernel's page faults and zeroing of them were a tenth of the projections' time at 768
+    /// wide (perf). What they hold is written before it is read.
+    static LAID_OUT: RefCell<CacheLines<f32>> = RefCell::default();
+    /// Each thread's [`Workspace`], kept on the thread that works in it (the caller, and the
+    /// long-lived workers), as [`LAID_OUT`] is.
+    static WORKSPACE: RefCell<Workspace> = RefCell::default();
 }
 
 /// What one thread's share of the projections works in.
@@ -585,8 +599,17 @@ mod tests {
     #[test]
     fn every_output_is_dot_of_its_row_and_token_across_super_groups_and_blocks() {
         // More rows than a super group, several blocks and a tail, more tokens than a token
-        // block; weights stored as bfloat16 bytes (widened a piece at a time) and as float32.
-        let (rows, width, tokens) = (SUPER + 6, BLOCK * 3 + 7, TOKEN_BLOCK + 4);
+        // block: the rows a group at a time (tokens that fit the second cache) and a super
+        // group at a time (wider), on one thread and shared between two.
+        let (rows, tokens) = (SUPER + 6, TOKEN_BLOCK + 4);
+        for (width, walked) in [(BLOCK * 3 + 7, GROUP), (BLOCK * 6 + 5, SUPER)] {
+            assert_eq!(super_rows(tokens, width), walked);
+            every_output_is_dot_of_its_row_and_token(rows, width, tokens);
+        }
+    }
+
+    /// Weights stored as bfloat16 bytes (widened a piece at a time) and as float32.
+    fn every_output_is_dot_of_its_row_and_token(rows: usize, width: usize, tokens: usize) {
         let weights: Vec<f32> = numbers(rows * width, 3)
             .into_iter()
             .map(|x| half::bf16::from_f32(x).to_f32())
@@ -614,5 +637,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn rows_shared_between_threads_give_one_threads_bits_from_two_callers_at_once() {
+        // Enough work for two threads (the tokens together), against each token alone (one
+        // thread), from two calling threads at once (one then finds the workers busy).
+        let (rows, width, tokens) = (2 * SUPER + 9, BLOCK + 389, 40);
+        assert!(tokens * width * rows >= THREAD_WORK && width * rows < THREAD_WORK);
+        let weights = numbers(rows * width, 1);
+        let layer = Linear::new(
+            table(rows, width, |r, c| weights[r * width + c]),
+            Some(Array1::from(numbers(rows, 9))),
+        )
+        .unwrap();
+        let inputs = numbers(tokens * width, 10);
+        let alone: Vec<u32> = inputs
+            .chunks(width)
+            .flat_map(|token| layer.apply(token))
+            .map(f32::to_bits)
+            .collect();
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    for _ in 0..20 {
+                        let together: Vec<u32> =
+                            layer.apply(&inputs).into_iter().map(f32::to_bits).collect();
+                        assert_eq!(together, alone);
+                    }
+                });
+            }
+        });
     }
 }
