@@ -63,6 +63,9 @@ struct Table<'a> {
     texts: [Vec<String>; 2],
     outputs: [Vec<ArrayView1<'a, f32>>; 2],
     rows: Vec<OutputRow>,
+    /// The words the verdict below the table names, by their index in A, first named first:
+    /// when not every row fits, theirs stay.
+    named: Vec<usize>,
     /// The outputs' typical magnitude, for strips.
     scale: f32,
 }
@@ -135,6 +138,7 @@ pub(super) fn build<'a>(input: &Input<'a>) -> OutputsTable<'a> {
                     real.words.clone(),
                     outputs,
                     &real.judgement.pairs,
+                    real.judgement.named_word().into_iter().collect(),
                 ))
             }
         };
@@ -162,7 +166,12 @@ pub(super) fn build<'a>(input: &Input<'a>) -> OutputsTable<'a> {
                     .map(|o| o.view())
                     .collect()
             });
-            Ok(Table::new(texts, outputs, &comparison.links))
+            Ok(Table::new(
+                texts,
+                outputs,
+                &comparison.links,
+                comparison.verdicts.named_words(),
+            ))
         }
         Err(why) => Err(Line::styled(why.to_owned(), theme.warning())),
     };
@@ -174,6 +183,7 @@ impl<'a> Table<'a> {
         texts: [Vec<String>; 2],
         outputs: [Vec<ArrayView1<'a, f32>>; 2],
         pairs: &[(usize, usize)],
+        named: Vec<usize>,
     ) -> Self {
         let rows = output_rows([&texts[0], &texts[1]], [&outputs[0], &outputs[1]], pairs);
         let scale = typical_size(
@@ -186,8 +196,29 @@ impl<'a> Table<'a> {
             texts,
             outputs,
             rows,
+            named,
             scale,
         }
+    }
+
+    /// The `count` rows drawn when not all fit, in table order: those of the words the
+    /// verdict names first (a sentence never names a row left out), then the earliest.
+    fn kept_rows(&self, count: usize) -> impl Iterator<Item = &OutputRow> {
+        let named = self
+            .named
+            .iter()
+            .filter_map(|&word| self.rows.iter().position(|row| row.a == Some(word)));
+        let mut kept: Vec<usize> = named.take(count).collect();
+        for index in 0..self.rows.len() {
+            if kept.len() >= count {
+                break;
+            }
+            if !kept.contains(&index) {
+                kept.push(index);
+            }
+        }
+        kept.sort_unstable();
+        kept.into_iter().map(|index| &self.rows[index])
     }
 
     fn dims(&self) -> usize {
@@ -318,7 +349,7 @@ impl OutputsTable<'_> {
         let room = room.max(2);
         let fits = table.rows.len() < room;
         let shown = if fits { table.rows.len() } else { room - 2 };
-        for row in &table.rows[..shown] {
+        for row in table.kept_rows(shown) {
             lines.push(row_line(table, row, &layout, theme));
         }
         if !fits {
@@ -470,19 +501,16 @@ mod tests {
         }
     }
 
-    #[test]
-    fn each_word_of_a_beside_its_twin_in_b_with_their_difference() {
+    /// The article's pair on the seed vocabulary, compared with `scheme` by the seeded head.
+    fn seeded(scheme: PositionScheme) -> Comparison {
         let model = EmbeddingModel::builtin(VocabKind::Seed, DEFAULT_SEED);
         let (a, b) = DEFAULT_PAIR_SEED;
-        let comparison = compare(
-            &model,
-            a,
-            b,
-            PositionScheme::Sinusoidal,
-            Mask::None,
-            DEFAULT_SEED,
-        )
-        .unwrap();
+        compare(&model, a, b, scheme, Mask::None, DEFAULT_SEED).unwrap()
+    }
+
+    #[test]
+    fn each_word_of_a_beside_its_twin_in_b_with_their_difference() {
+        let comparison = seeded(PositionScheme::Sinusoidal);
         let table = build(&input(Ok(&comparison)));
         assert_eq!(table.source, "seeded head");
         assert_eq!(table.height(), 4);
@@ -491,6 +519,26 @@ mod tests {
         let short = texts(&table.lines(78, 2));
         assert_eq!(short.len(), 2, "{short:?}");
         assert_eq!(short[1], "▼ 3 more words: a taller terminal shows them");
+    }
+
+    #[test]
+    fn a_short_table_keeps_the_row_its_verdict_names() {
+        let comparison = seeded(PositionScheme::Learned);
+        let named = comparison.verdicts.named_words();
+        let word = &comparison.sentences[0].lookups[named[0]].token.text;
+        assert!(
+            comparison
+                .verdicts
+                .attention_sentence()
+                .contains(&format!("'{word}'")),
+            "{word}"
+        );
+        // 'man', A's last word, differs most: with room for one word it is the one shown.
+        assert_eq!(word, "man");
+        let short = texts(&build(&input(Ok(&comparison))).lines(78, 3));
+        assert_eq!(short.len(), 3, "{short:?}");
+        assert!(short[1].starts_with(&format!("≠ {word}")), "{short:?}");
+        assert_eq!(short[2], "▼ 2 more words: a taller terminal shows them");
     }
 
     #[test]

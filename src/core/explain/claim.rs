@@ -125,6 +125,16 @@ fn copy_pairs(a: &[usize], b: &[usize]) -> Vec<(usize, usize)> {
 }
 
 impl Judgement {
+    /// The word the verdict names, by its index in A: a table that cannot show every word
+    /// keeps it.
+    #[must_use]
+    pub fn named_word(&self) -> Option<usize> {
+        match self.verdict {
+            Verdict::Differ { at, .. } => Some(at.0),
+            _ => None,
+        }
+    }
+
     /// The verdict in words, naming tokens by `name(index in A)`.
     #[must_use]
     pub fn sentence(&self, name: impl Fn(usize) -> String) -> String {

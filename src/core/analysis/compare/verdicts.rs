@@ -130,6 +130,9 @@ pub enum Cause {
     DifferentCompany(Wording),
 }
 
+/// How many of the words whose outputs differ most the attention sentence names.
+const NAMED_WORDS: usize = 3;
+
 /// Every judgement of a comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdicts {
@@ -247,6 +250,36 @@ impl Verdicts {
         })
     }
 
+    /// The words whose outputs differ, the largest difference first.
+    fn differing_most(&self) -> Vec<&WordVerdict> {
+        let mut differing: Vec<&WordVerdict> = self
+            .words
+            .iter()
+            .filter(|word| !word.output.is_identical())
+            .collect();
+        differing.sort_by(|x, y| {
+            y.output
+                .largest_difference()
+                .total_cmp(&x.output.largest_difference())
+        });
+        differing
+    }
+
+    /// The words [`Self::attention_sentence`] names, by their index in A: a table that
+    /// cannot show every word keeps these.
+    #[must_use]
+    pub fn named_words(&self) -> Vec<usize> {
+        match self.attention {
+            AttentionOverall::Differ { .. } => self
+                .differing_most()
+                .iter()
+                .take(NAMED_WORDS)
+                .map(|word| word.a)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Attention's outputs, overall and for the words that differ most.
     #[must_use]
     pub fn attention_sentence(&self) -> String {
@@ -278,19 +311,10 @@ impl Verdicts {
             AttentionOverall::Differ {
                 differing, words, ..
             } => {
-                let mut differing_words: Vec<&WordVerdict> = self
-                    .words
-                    .iter()
-                    .filter(|word| !word.output.is_identical())
-                    .collect();
-                differing_words.sort_by(|x, y| {
-                    y.output
-                        .largest_difference()
-                        .total_cmp(&x.output.largest_difference())
-                });
+                let differing_words = self.differing_most();
                 let examples: Vec<String> = differing_words
                     .iter()
-                    .take(3)
+                    .take(NAMED_WORDS)
                     .map(|word| {
                         // A repeated word is named by its place in A, so its copies differ.
                         let repeated =
@@ -304,7 +328,7 @@ impl Verdicts {
                     })
                     .collect();
                 let more = match differing_words.len() {
-                    count if count > 3 => format!(" and {} more", count - 3),
+                    count if count > NAMED_WORDS => format!(" and {} more", count - NAMED_WORDS),
                     _ => String::new(),
                 };
                 format!(
