@@ -498,6 +498,7 @@ fn sentence_input(app: &App) -> input::Input<'_> {
         tokens: app.tokens(),
         step: app.step(),
         compare: app.compare(),
+        hints: lesson::hint_scope(app),
         theme: app.theme(),
     }
 }

@@ -7,8 +7,14 @@
 use std::fs;
 use std::path::Path;
 
-use embedlens::action::{bindings, fill_keys};
+use embedlens::action::{Scope, bindings, fill_keys};
 use embedlens::lesson::STEPS;
+use ratatui::crossterm::event::{Event, KeyCode};
+
+mod common;
+
+use common::draw;
+use common::screen::{app_with, press, screen_text};
 
 /// Words that follow a key when a sentence tells the learner to press it.
 const KEY_VERBS: &[&str] = &[
@@ -179,4 +185,115 @@ fn the_help_asks_the_table_for_the_keys_its_descriptions_name() {
         clear.help_text(),
         "clear the sentence (Ctrl+Z brings it back)"
     );
+}
+
+/// The names of the keys that do something in `scope` (its own and those bound anywhere).
+fn live_keys(scope: Scope) -> Vec<String> {
+    bindings()
+        .iter()
+        .filter(|binding| binding.scope == scope || binding.scope == Scope::Anywhere)
+        .flat_map(|binding| binding.keys.iter().map(|key| key.name()))
+        .collect()
+}
+
+#[test]
+fn the_lessons_screens_name_only_keys_that_work_in_the_lesson() {
+    let live = live_keys(Scope::Lesson);
+    let mut app = app_with("fox bites the fox");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('L')]);
+    let mut dead = Vec::new();
+    loop {
+        let progress = app.lesson().expect("the lesson runs");
+        for answered in [false, true] {
+            if answered && progress.content().choices.is_some() {
+                let answer = progress.content().answer.to_string();
+                press(&mut app, &[KeyCode::Char(answer.chars().next().unwrap())]);
+            }
+            for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+                // The app knows the size, as it would: at 200×60 the picture stands beside.
+                app.handle_event(&Event::Resize(width, height));
+                let text = screen_text(&draw(&app, width, height));
+                // The help bar is the key table's own; the rest must agree with it.
+                let rows = text.lines().take(usize::from(height) - 1);
+                for prose in panes_prose(rows) {
+                    for found in hard_coded_keys(&prose)
+                        .into_iter()
+                        .chain(key_colons(&prose))
+                    {
+                        let key = found.split_whitespace().next().unwrap_or_default();
+                        let key =
+                            key.trim_matches(|c| c == '(' || c == ')' || c == ',' || c == ':');
+                        if !live.iter().any(|name| name == key) {
+                            dead.push(format!(
+                                "step {} {}at {width}x{height}: {found}",
+                                progress.step + 1,
+                                if answered { "answered " } else { "" }
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if progress.is_last() {
+            break;
+        }
+        press(&mut app, &[KeyCode::Enter]);
+    }
+    dead.sort();
+    dead.dedup();
+    // The picture beside the lesson at 200×60 keeps its finding, without the hint.
+    let mut app = app_with("fox bites the fox");
+    press(&mut app, &[KeyCode::Enter, KeyCode::Char('L')]);
+    press(
+        &mut app,
+        &[KeyCode::Char('2'), KeyCode::Enter, KeyCode::Char('1')],
+    );
+    app.handle_event(&Event::Resize(200, 60));
+    let text = screen_text(&draw(&app, 200, 60));
+    assert!(text.contains("Picture"), "{text}");
+    assert!(text.contains("one dot"), "{text}");
+    assert!(!text.contains("adds positions"), "{text}");
+    assert!(
+        dead.is_empty(),
+        "the lesson's panes name keys that do nothing in it:\n{}",
+        dead.join("\n")
+    );
+}
+
+/// The screen's text a pane at a time, roughly: the rows' stretches between borders, those
+/// that start in the same column joined in order, so a hint wrapped over two rows is whole.
+fn panes_prose<'a>(rows: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut columns: std::collections::BTreeMap<usize, String> = std::collections::BTreeMap::new();
+    for row in rows {
+        let mut start = 0;
+        let mut cell = String::new();
+        for (column, c) in row.chars().enumerate() {
+            if matches!(c, '│' | '┃') {
+                let prose = columns.entry(start).or_default();
+                prose.push(' ');
+                prose.push_str(&cell);
+                cell.clear();
+                start = column + 1;
+            } else {
+                cell.push(c);
+            }
+        }
+        let prose = columns.entry(start).or_default();
+        prose.push(' ');
+        prose.push_str(&cell);
+    }
+    columns.into_values().collect()
+}
+
+/// Keys named as a label, `x: values`: a lower-case letter before a colon.
+fn key_colons(prose: &str) -> Vec<String> {
+    let words: Vec<&str> = prose.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|pair| {
+            let mut chars = pair[0].chars();
+            matches!((chars.next(), chars.next(), chars.next()), (Some(c), Some(':'), None) if c.is_ascii_lowercase())
+        })
+        .map(|pair| pair.join(" "))
+        .collect()
 }

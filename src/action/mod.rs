@@ -3,9 +3,11 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::view_state::Detail;
+pub use hints::{fill_live_keys, live_key};
 pub use key::{Key, parse_key};
 use key::{ch, ctrl, plain};
 
+mod hints;
 mod key;
 
 /// Everything the explorer can be asked to do; only `App::update` carries it out.

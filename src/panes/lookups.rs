@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use crate::action::{Action, key};
+use crate::action::{Action, live_key};
 use crate::app::App;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::EmbeddingModel;
@@ -200,6 +200,8 @@ pub(crate) struct Input<'a> {
     pub(crate) wide_style: WideStyle,
     /// What stands in while the tables are being generated.
     pub(crate) generating: Option<Paragraph<'static>>,
+    /// The key that adds positions, where it works (not in the lesson).
+    pub(crate) positions_key: Option<String>,
     /// The styles in use.
     pub(crate) theme: Theme,
 }
@@ -220,6 +222,7 @@ pub(crate) fn input(app: &App) -> Input<'_> {
         scheme: app.scheme(),
         wide_style: app.wide_style(),
         generating: crate::ui::frame::generating(app),
+        positions_key: live_key(&Action::TogglePositions, crate::ui::lesson::hint_scope(app)),
         theme: app.theme(),
     }
 }
@@ -261,14 +264,13 @@ pub(crate) fn build(input: Input<'_>, width: u16) -> Lookups<'_> {
             short
         }
     } else {
-        let full = format!(
-            " Lookups · the row each id returned ({} adds positions) ",
-            key(&Action::TogglePositions)
-        );
-        if display_width(&full) <= room {
-            full
-        } else {
-            " Lookups · the row each id returned ".to_owned()
+        let full = input
+            .positions_key
+            .as_ref()
+            .map(|key| format!(" Lookups · the row each id returned ({key} adds positions) "));
+        match full {
+            Some(full) if display_width(&full) <= room => full,
+            _ => " Lookups · the row each id returned ".to_owned(),
         }
     };
     let columns = Columns::new(&input, room);
@@ -636,6 +638,7 @@ mod tests {
             scheme,
             wide_style: crate::ui::vector::STRIPS,
             generating: None,
+            positions_key: Some("p".to_owned()),
             theme: Theme::new(false),
         };
         screen(&build(input, width), width, height)

@@ -10,7 +10,7 @@ use ratatui_textarea::TextArea;
 use unicode_width::UnicodeWidthChar;
 
 use super::text::display_width;
-use crate::action::{Action, Scope, key, key_name};
+use crate::action::{Action, Scope, key_name, live_key};
 use crate::app::CompareMode;
 use crate::core::text::vocabulary::{Token, copies_of};
 use crate::hit_map::{HitMap, Target};
@@ -31,6 +31,8 @@ pub(super) struct Input<'a> {
     pub(super) step: usize,
     /// Compare mode's second sentence, when it is on.
     pub(super) compare: Option<&'a CompareMode>,
+    /// Where the keys the title names must work (the lesson edits nothing).
+    pub(super) hints: Scope,
     /// The styles in use.
     pub(super) theme: Theme,
 }
@@ -48,16 +50,23 @@ pub(super) fn render(input: &Input, area: Rect, buf: &mut Buffer, hits: &mut Hit
             " Sentence · type, then {} to step through the lookups ",
             key_name(&Action::FocusExplorer, Scope::Input)
         ),
-        (false, false) => format!(" Sentence · {} to edit ", key(&Action::FocusInput)),
+        (false, false) => live_key(&Action::FocusInput, input.hints).map_or_else(
+            || " Sentence ".to_owned(),
+            |edit| format!(" Sentence · {edit} to edit "),
+        ),
         (true, true) => format!(
             " Sentences A and B · typing into the one marked ▶ · {} to compare ",
             key_name(&Action::FocusExplorer, Scope::Input)
         ),
-        (true, false) => format!(
-            " Sentences A and B · {} edits A, {} edits B ",
-            key(&Action::FocusInput),
-            key(&Action::FocusOther)
-        ),
+        (true, false) => match (
+            live_key(&Action::FocusInput, input.hints),
+            live_key(&Action::FocusOther, input.hints),
+        ) {
+            (Some(first), Some(other)) => {
+                format!(" Sentences A and B · {first} edits A, {other} edits B ")
+            }
+            _ => " Sentences A and B ".to_owned(),
+        },
     };
     let block = super::frame::pane(title, typing, theme);
     let inner = block.inner(area);
@@ -301,6 +310,7 @@ mod tests {
             tokens,
             step: 3,
             compare: None,
+            hints: Scope::Explorer,
             theme,
         }
     }

@@ -4,7 +4,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::pane::TextPane;
-use crate::action::{Action, fill_keys};
+use crate::action::{Action, Scope, fill_keys};
 use crate::app::App;
 use crate::core::analysis::layer0::Architecture;
 use crate::core::explain::findings::{CompareTables, Evidence, OrderStep, RotaryStep};
@@ -232,6 +232,16 @@ pub(super) fn works_now(app: &App, action: &Action) -> bool {
         Action::LessonNext => progress.revealed(),
         Action::LessonBack => progress.step > 0,
         _ => true,
+    }
+}
+
+/// Where the keys a pane's hint names must work: in the lesson, its own keys (it has no `p`);
+/// else the explorer's, which the typing screen is one key from.
+pub(crate) fn hint_scope(app: &App) -> Scope {
+    if app.lesson().is_some() {
+        Scope::Lesson
+    } else {
+        Scope::Explorer
     }
 }
 

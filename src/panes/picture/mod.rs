@@ -11,7 +11,7 @@ use ratatui::text::Line;
 use ratatui::widgets::canvas::{Canvas, Context, Line as Stroke, Points};
 use ratatui::widgets::{Paragraph, Widget};
 
-use crate::action::fill_keys;
+use crate::action::{Scope, fill_live_keys};
 use crate::app::App;
 use crate::core::analysis::plane::{DotKind, Plane, Side};
 use crate::core::explain::picture;
@@ -73,6 +73,8 @@ pub(crate) struct Scene<'a> {
     pub(crate) inside_attention: Option<PositionScheme>,
     /// What stands in while the tables are being generated.
     pub(crate) generating: Option<Paragraph<'static>>,
+    /// Where the keys a hint names must work (the lesson has no `p`).
+    pub(crate) hints: Scope,
     /// The styles in use.
     pub(crate) theme: Theme,
 }
@@ -88,6 +90,7 @@ pub(crate) fn input(app: &App) -> Scene<'_> {
         table_note: model.table_kind().short_note(),
         inside_attention: (app.overlay() && !app.scheme().is_additive()).then(|| app.scheme()),
         generating: crate::ui::frame::generating(app),
+        hints: crate::ui::lesson::hint_scope(app),
         theme: app.theme(),
     }
 }
@@ -241,11 +244,10 @@ fn content<'a>(scene: &Scene<'a>, width: usize) -> Content<'a> {
         width,
         theme.muted(),
     ));
-    let finding = fill_keys(&picture::sentence(
-        &plane.finding,
-        scene.dims,
-        scene.inside_attention,
-    ));
+    let finding = fill_live_keys(
+        &picture::sentence(&plane.finding, scene.dims, scene.inside_attention),
+        scene.hints,
+    );
     let mut foot = vec![wrapped(&finding, width, theme.finding())];
     let kept = plane.explained[0] + plane.explained[1];
     if kept < FLAT_WARNING {
@@ -521,6 +523,7 @@ mod tests {
             table_note: "untrained random table: nearness is chance",
             inside_attention: None,
             generating: None,
+            hints: Scope::Explorer,
             theme: Theme::new(false),
         }
     }
