@@ -29,11 +29,12 @@ pub(super) fn map_read_only(file: &File) -> std::io::Result<Mmap> {
     unsafe { Mmap::map(file) }
 }
 
-/// A file mapped read-only that also reads stretches with `pread`: bytes read once (a GGUF
-/// file's metadata, walked to find its tensor list; every row of a table in a nearest-rows
-/// scan) are copied from the page cache without mapping their pages, which costs more than
-/// the copy when the cache holds them in 4 KiB pieces; what is read again and again (the rows
-/// on screen, token names) is read through the map.
+/// A file mapped read-only that also reads stretches with `pread`: every row of a table in a
+/// nearest-rows scan (a table many times the processor's caches, read once) is copied from the page cache
+/// without mapping its pages, which costs more than the copy when the cache holds them in
+/// 4 KiB pieces; what is read again and again (the rows on screen, token names) is read
+/// through the map, and so is a GGUF file's metadata, walked once to find its tensor list,
+/// where copying it out cost more than mapping it (see `gguf/walk.rs`).
 pub(super) struct MappedFile {
     file: File,
     map: Mmap,

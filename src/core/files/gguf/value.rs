@@ -290,7 +290,7 @@ impl PackedArray {
                 .ok_or(start)?;
             (end, StringIndex::default())
         } else {
-            walk_strings(bytes.as_ref(), count, start)?
+            walk_strings(all, count, start)?
         };
         Ok(Self {
             bytes,
