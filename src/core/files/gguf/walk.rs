@@ -390,8 +390,13 @@ mod tests {
     /// Walks `count` strings both ways and checks that every start and the end agree.
     fn agree(bytes: &[u8], count: usize, start: usize) {
         let expected = one_at_a_time(bytes, count, start);
-        // Small pieces, so that strings cross from one to the next and some are longer.
+        // Small pieces, so that strings cross from one to the next and some are longer; and
+        // the pieces the open walks, which must agree with them.
         let walked = walk_pieces(bytes, count, start, TEST_PIECE);
+        assert_eq!(
+            walk_strings(bytes, count, start).map(|(end, _)| end),
+            walked.as_ref().map(|(end, _)| *end).map_err(|&at| at)
+        );
         match (expected, walked) {
             (Ok((end, starts)), Ok((walked_end, index))) => {
                 assert_eq!(walked_end, end);
@@ -481,7 +486,7 @@ mod tests {
         use proptest::prelude::*;
 
         /// Strings of 0–40 bytes, now and then one whose text reads as a length field, a long
-        /// one or one longer than a chunk.
+        /// one or one longer than a piece.
         fn strings() -> impl Strategy<Value = Vec<Vec<u8>>> {
             let one = prop_oneof![
                 8 => proptest::collection::vec(any::<u8>(), 0..40),
@@ -495,7 +500,7 @@ mod tests {
             )
                 .prop_map(|(mut strings, huge)| {
                     if huge && !strings.is_empty() {
-                        strings[0] = vec![b'y'; CHUNK + 3];
+                        strings[0] = vec![b'y'; TEST_PIECE + 3];
                     }
                     strings
                 })
