@@ -550,6 +550,41 @@ fn the_explanation_pages_with_the_key_its_marker_names() {
 }
 
 #[test]
+fn a_short_explanation_ends_at_a_sentence_and_pages_with_its_key() {
+    // A pane open and positions on at 80×24: the finding and its explanation take the whole
+    // readout, with no row for a marker. It ends at a sentence, says the key, and the key
+    // pages on to what was left out, back to the top after the last page.
+    let mut app = at_second_fox();
+    press(&mut app, &[KeyCode::Char('s'), KeyCode::Char('p')]);
+    let readout = pane(&draw(&app, 80, 24), "What the layer returned");
+    // The last row inside the borders.
+    let rows: Vec<&str> = readout.lines().collect();
+    assert!(
+        rows[rows.len() - 2].contains("│differ. ▼ more: Space shows it"),
+        "{readout}"
+    );
+    assert!(!readout.contains('…'), "{readout}");
+    let mut seen = String::new();
+    for _ in 0..10 {
+        press(&mut app, &[KeyCode::Char(' ')]);
+        let readout = pane(&draw(&app, 80, 24), "What the layer returned");
+        seen.push_str(&readout);
+        if readout.contains("▲ that is all: Space goes back to the top") {
+            break;
+        }
+    }
+    assert!(
+        seen.contains("Lookup: id 2 is the address of row 2"),
+        "{seen}"
+    );
+    assert!(seen.contains("Why it matters"), "{seen}");
+    assert!(seen.contains("▲ that is all"), "{seen}");
+    press(&mut app, &[KeyCode::Char(' ')]);
+    let readout = pane(&draw(&app, 80, 24), "What the layer returned");
+    assert!(readout.contains("▼ more: Space shows it"), "{readout}");
+}
+
+#[test]
 fn both_copies_stay_in_view_at_80_by_24_for_a_wide_vocabulary_as_strips() {
     for vocab in ["words", "trained"] {
         let mut app = app_with("the dog bites the man");

@@ -3,6 +3,7 @@
 //! "p adds positions").
 
 use super::{Action, Scope, binding_for, bindings, fill_keys, in_scope};
+use crate::core::explain::sentences;
 
 /// The name of the first key bound to `action` in `scope`, or `None` where no key does it
 /// there: a hint that would name it gives way (the lesson has no `p`).
@@ -35,26 +36,6 @@ fn placeholders(template: &str) -> impl Iterator<Item = &str> {
         .split('{')
         .skip(1)
         .filter_map(|part| part.split_once('}').map(|(name, _)| name))
-}
-
-/// A text's sentences, each with the spaces after it: a sentence ends at `.`, `!` or `?`
-/// followed by a space (so `0.4839` goes on).
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let bytes = rest.as_bytes();
-        let end = (1..bytes.len())
-            .find(|&i| matches!(bytes[i - 1], b'.' | b'!' | b'?') && bytes[i] == b' ')
-            .map_or(rest.len(), |i| {
-                i + rest[i..].len() - rest[i..].trim_start_matches(' ').len()
-            });
-        let (sentence, after) = rest.split_at(end);
-        rest = after;
-        Some(sentence)
-    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
@@ -16,6 +17,7 @@ use crate::core::explain::findings::OrderSignal;
 use crate::core::explain::readout::{
     CopiesWhy, SharedUnknownRow, describe_copies, describe_lookalikes,
 };
+use crate::core::explain::sentences;
 use crate::core::tables::block::ModelFamily;
 use crate::core::tables::positional::{PositionScheme, PositionVector};
 use crate::core::tables::weights::{EmbeddingModel, TokenLookup};
@@ -76,17 +78,6 @@ pub(super) fn render(input: &Input, area: Rect, buf: &mut Buffer, hits: &mut Hit
     );
     let used = height.saturating_sub(1) - room.left();
     block.render(area, buf);
-    if whole < lead.min(lines.len()) {
-        // The marker would push out the finding or its explanation: the rows that fit, the
-        // last one ending in `…`.
-        Paragraph::new(cut_rows(&lines, width, height)).render(inner, buf);
-        return;
-    }
-    // Page 0 is the whole lines that fit; each page after it the next rows, a row kept for
-    // the marker that names the key for the next page.
-    let page_rows = height.saturating_sub(1).max(1);
-    let pages = 1 + rows(&lines, width).saturating_sub(used).div_ceil(page_rows);
-    let page = input.page % pages;
     // The key pages the explorer's explanation; from the typing screen, the explorer first.
     let next = if input.typing {
         format!(
@@ -97,51 +88,132 @@ pub(super) fn render(input: &Input, area: Rect, buf: &mut Buffer, hits: &mut Hit
     } else {
         key(&Action::ScrollExplanation)
     };
+    // Page 0, and the rows the pages after it hold.
+    let (first, rest) = if whole < lead.min(lines.len()) {
+        // A marker row would push out the finding or its explanation: page 0 ends at the
+        // last sentence end that fits with the marker after it, on its own last row.
+        let more = format!("▼ more: {next} shows it");
+        let Some((first, rest)) = at_sentence_end(&lines, width, height, &more, theme) else {
+            // Not one sentence fits: the rows that fit, the last one ending in `…`.
+            Paragraph::new(cut_rows(&lines, width, height)).render(inner, buf);
+            return;
+        };
+        (first, lines_wrapped(&rest, width))
+    } else {
+        let rest = lines_wrapped(&lines, width).split_off(used);
+        let mut first: Vec<Line<'static>> = lines.into_iter().take(whole).collect();
+        // A blank line before the marker says nothing.
+        while first.last().is_some_and(|line| line.width() == 0) {
+            first.pop();
+        }
+        first.push(Line::styled(
+            fit(&format!("▼ more below: {next} shows it"), width),
+            theme.muted(),
+        ));
+        (first, rest)
+    };
+    // Each page after the first holds the next rows, a row kept for the marker that names
+    // the key for the next page.
+    let page_rows = height.saturating_sub(1).max(1);
+    let pages = 1 + rest.len().div_ceil(page_rows);
+    let page = input.page % pages;
+    if page == 0 {
+        Paragraph::new(first)
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
+        return;
+    }
     let marker = if page + 1 < pages {
         format!("▼ more below: {next} shows it")
     } else {
         format!("▲ that is all: {next} goes back to the top")
     };
-    let marker = Line::styled(fit(&marker, width), theme.muted());
-    if page > 0 {
-        let start = used + (page - 1) * page_rows;
-        let mut shown: Vec<Line<'static>> = lines_wrapped(&lines, width)
-            .into_iter()
-            .skip(start)
-            .take(page_rows)
-            .collect();
-        shown.push(marker);
-        Paragraph::new(shown).render(inner, buf);
-        return;
-    }
-    let mut shown: Vec<Line<'static>> = lines.into_iter().take(whole).collect();
-    // A blank line before the marker says nothing.
-    while shown.last().is_some_and(|line| line.width() == 0) {
-        shown.pop();
-    }
-    shown.push(marker);
-    Paragraph::new(shown)
-        .wrap(Wrap { trim: true })
-        .render(inner, buf);
+    let mut shown: Vec<Line<'static>> = rest
+        .into_iter()
+        .skip((page - 1) * page_rows)
+        .take(page_rows)
+        .collect();
+    shown.push(Line::styled(fit(&marker, width), theme.muted()));
+    Paragraph::new(shown).render(inner, buf);
+}
+
+/// The lines cut at the last sentence end that lets them, with ` {more}` after it, fit
+/// `height` rows of `width`: the lines shown, the marker on the last, and the rest (the cut
+/// line's other sentences, then the lines after it); `None` when not even the first sentence
+/// fits. Whole lines keep their styles; the cut one is in the style of its first words.
+fn at_sentence_end(
+    lines: &[Line<'static>],
+    width: usize,
+    height: usize,
+    more: &str,
+    theme: Theme,
+) -> Option<(Vec<Line<'static>>, Vec<Line<'static>>)> {
+    // Each line's sentences, as (line, sentence) pairs in reading order.
+    let flat = lines_flat(lines);
+    let units: Vec<(usize, &str)> = flat
+        .iter()
+        .enumerate()
+        .flat_map(|(index, (text, _))| sentences(text).map(move |sentence| (index, sentence)))
+        .collect();
+    // The first `count` sentences as lines, each whole line as it was.
+    let shown = |count: usize| -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+        let mut first = Vec::new();
+        let mut rest = Vec::new();
+        for (index, line) in lines.iter().enumerate() {
+            let mut taken = String::new();
+            let mut left = String::new();
+            for (at, _) in units.iter().enumerate().filter(|(_, (of, _))| *of == index) {
+                let part = if at < count { &mut taken } else { &mut left };
+                part.push_str(units[at].1);
+            }
+            let style = flat[index].1;
+            match (taken.is_empty(), left.is_empty()) {
+                (false, true) => first.push(line.clone()),
+                (true, _) => rest.push(line.clone()),
+                (false, false) => {
+                    first.push(Line::styled(taken.trim_end().to_owned(), style));
+                    rest.push(Line::styled(left, style));
+                }
+            }
+        }
+        if let Some(last) = first.last_mut() {
+            last.spans
+                .push(Span::styled(format!(" {more}"), theme.muted()));
+        }
+        (first, rest)
+    };
+    let fits = (1..units.len())
+        .take_while(|&count| rows(&shown(count).0, width) <= height)
+        .last()?;
+    Some(shown(fits))
+}
+
+/// Each line's text and the style of its first words.
+fn lines_flat(lines: &[Line<'static>]) -> Vec<(String, Style)> {
+    lines
+        .iter()
+        .map(|line| {
+            let style = line
+                .spans
+                .iter()
+                .find(|span| !span.content.trim().is_empty())
+                .map_or(line.style, |span| line.style.patch(span.style));
+            let text: String = line
+                .spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect();
+            (text, style)
+        })
+        .collect()
 }
 
 /// The lines as rows of `width`, each row in the style of its line's first words.
 fn lines_wrapped(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
-    let mut rows = Vec::new();
-    for line in lines {
-        let style = line
-            .spans
-            .iter()
-            .find(|span| !span.content.trim().is_empty())
-            .map_or(line.style, |span| line.style.patch(span.style));
-        let text: String = line
-            .spans
-            .iter()
-            .map(|span| span.content.as_ref())
-            .collect();
-        rows.extend(wrapped(&text, width, style));
-    }
-    rows
+    lines_flat(lines)
+        .into_iter()
+        .flat_map(|(text, style)| wrapped(&text, width, style))
+        .collect()
 }
 
 /// The lines as rows of `width`, the first `height` of them, the last ending in `…`.

@@ -16,6 +16,26 @@ pub mod readout;
 pub mod rope;
 pub mod verdict;
 
+/// A text's sentences, each with the spaces after it: a sentence ends at `.` followed by a
+/// space (so `0.4839` goes on, and "New here? Press …" stays one with its question).
+pub(crate) fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let bytes = rest.as_bytes();
+        let end = (1..bytes.len())
+            .find(|&i| bytes[i - 1] == b'.' && bytes[i] == b' ')
+            .map_or(rest.len(), |i| {
+                i + rest[i..].len() - rest[i..].trim_start_matches(' ').len()
+            });
+        let (sentence, after) = rest.split_at(end);
+        rest = after;
+        Some(sentence)
+    })
+}
+
 /// Positions as a sentence lists them: `0, 3 and 5`.
 pub(crate) fn listed(positions: &[usize]) -> String {
     match positions.split_last() {
@@ -25,5 +45,21 @@ pub(crate) fn listed(positions: &[usize]) -> String {
         }
         Some((last, _)) => last.to_string(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_end_at_a_full_stop_and_a_space() {
+        let text = "Same row: 0.4839 apart.  New here? Press L. Last";
+        let found: Vec<&str> = sentences(text).collect();
+        assert_eq!(
+            found,
+            ["Same row: 0.4839 apart.  ", "New here? Press L. ", "Last"]
+        );
+        assert_eq!(found.concat(), text);
     }
 }
