@@ -556,6 +556,10 @@ fn the_word_order_steps_on_a_model_speak_only_of_the_tables_on_screen() {
             );
             assert!(!compare.contains("▼ 2 more:"), "{compare}");
             assert!(!compare.contains("output in A"), "{compare}");
+            // The title names what is shown: the vectors before the model's own layer 0.
+            let title = compare.lines().next().unwrap_or_default();
+            assert!(title.contains("the model's own layer 0"), "{title}");
+            assert!(!title.contains("outputs"), "{title}");
             assert!(lesson.contains("panes above show it"), "{lesson}");
             assert!(
                 lesson.contains("A taller terminal shows each word's attention output"),
@@ -574,6 +578,7 @@ fn the_word_order_steps_on_a_model_speak_only_of_the_tables_on_screen() {
             let compare = pane(&terminal, "Compare");
             let lesson = pane_prose(&terminal, "Lesson");
             assert!(compare.contains("output in A"), "{compare}");
+            assert!(compare.contains("outputs, layer 0"), "{compare}");
             assert!(!lesson.contains("A taller terminal"), "{lesson}");
         }
     }

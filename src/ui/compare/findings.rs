@@ -278,13 +278,13 @@ fn preview(vector: ArrayView1<f32>) -> String {
 /// be cut off), its beginning cut short with `…`, so no row stands empty while it waits for a
 /// taller terminal.
 pub(super) fn fitted(
-    lines: &[(Priority, Line<'static>, usize)],
+    lines: &[(Priority, &Line<'static>, usize)],
     area: Rect,
     style: Style,
 ) -> Vec<Line<'static>> {
     let height = usize::from(area.height);
     if lines.iter().map(|(_, _, rows)| rows).sum::<usize>() <= height {
-        return lines.iter().map(|(_, line, _)| line.clone()).collect();
+        return lines.iter().map(|(_, line, _)| (*line).clone()).collect();
     }
     // One row is kept for the note; a finding that does not fit whole is left out whole.
     let pieces: Vec<(Priority, usize)> = lines
@@ -303,7 +303,7 @@ pub(super) fn fitted(
     let mut kept: Vec<Line<'static>> = Vec::new();
     for (index, (_, line, _)) in lines.iter().enumerate() {
         if keep[index] {
-            kept.push(line.clone());
+            kept.push((*line).clone());
         } else if Some(index) == cut {
             kept.extend(cut_short(line, usize::from(area.width), room.left()));
         }
@@ -371,6 +371,16 @@ mod tests {
         );
     }
 
+    /// The findings as the pane hands them to [`fitted`]: borrowed.
+    fn borrowed<'a>(
+        findings: &'a [(Priority, Line<'static>, usize)],
+    ) -> Vec<(Priority, &'a Line<'static>, usize)> {
+        findings
+            .iter()
+            .map(|(priority, line, rows)| (*priority, line, *rows))
+            .collect()
+    }
+
     #[test]
     fn a_row_the_kept_findings_leave_goes_to_an_explanation_cut_short_never_a_claim() {
         let line = |text: &str| Line::raw(text.to_owned());
@@ -389,7 +399,7 @@ mod tests {
                 2,
             ),
         ];
-        let shown: Vec<String> = fitted(&findings, area, Style::new())
+        let shown: Vec<String> = fitted(&borrowed(&findings), area, Style::new())
             .iter()
             .map(ToString::to_string)
             .collect();
@@ -406,7 +416,7 @@ mod tests {
             (2, line("The mean, and its numbers after the cut."), 2),
             (2, line("The inputs, and theirs after the cut."), 2),
         ];
-        let shown: Vec<String> = fitted(&claims, area, Style::new())
+        let shown: Vec<String> = fitted(&borrowed(&claims), area, Style::new())
             .iter()
             .map(ToString::to_string)
             .collect();

@@ -67,6 +67,9 @@ pub(super) struct Compare<'a> {
     wide_style: WideStyle,
     theme: Theme,
     title: String,
+    /// The title while the outputs asked for have no room (the lesson keeps the vectors): it
+    /// names what the pane shows instead.
+    vectors_title: String,
     body: Body<'a>,
     /// Each word's attention output in A and B, when they are shown: below the vectors when
     /// both fit, else in their place.
@@ -117,6 +120,7 @@ pub(super) fn build(input: Input<'_>, width: u16) -> Compare<'_> {
         .chain(keys.iter().copied())
         .collect();
     let title = super::text::title_of(&parts, usize::from(inner));
+    let vectors_title = super::text::title_of(&["Compare", &positions, mask], usize::from(inner));
     let body = match input.comparison {
         Ok(comparison) => Body::Comparison {
             comparison,
@@ -149,6 +153,7 @@ pub(super) fn build(input: Input<'_>, width: u16) -> Compare<'_> {
         wide_style: input.wide_style,
         theme,
         title,
+        vectors_title,
         body,
         outputs,
     }
@@ -184,20 +189,30 @@ impl Pane for Compare<'_> {
 
     fn render(&self, area: Rect, buf: &mut Buffer, hits: &mut HitMap) {
         let theme = self.theme;
-        let block = super::frame::pane(self.title.clone(), false, theme);
-        let inner = block.inner(area);
-        block.render(area, buf);
         let (comparison, findings) = match &self.body {
             Body::Comparison {
                 comparison,
                 findings,
             } => (*comparison, findings),
             Body::Message(message) => {
+                let block = super::frame::pane(self.title.clone(), false, theme);
+                let inner = block.inner(area);
+                block.render(area, buf);
                 message.as_ref().render(inner, buf);
                 return;
             }
         };
-        let (tables, columns_height) = self.arrangement(comparison, findings, inner.height);
+        let (tables, columns_height) =
+            self.arrangement(comparison, findings, area.height.saturating_sub(2));
+        // The title names the table shown: the outputs asked for, or the vectors kept instead.
+        let title = if self.outputs.is_some() && !tables.outputs {
+            &self.vectors_title
+        } else {
+            &self.title
+        };
+        let block = super::frame::pane(title.clone(), false, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
         let findings = said(findings, tables);
         let [columns, summary] = inner.layout(&Layout::vertical([
             Constraint::Length(columns_height),
@@ -226,15 +241,16 @@ impl Pane for Compare<'_> {
     }
 }
 
-/// The findings said while `tables` are drawn, with their priorities and rows.
-fn said(
-    findings: &[(Priority, Line<'static>, usize, Evidence)],
+/// The findings said while `tables` are drawn, with their priorities and rows (borrowed:
+/// only those that fit are copied into the frame).
+fn said<'a>(
+    findings: &'a [(Priority, Line<'static>, usize, Evidence)],
     tables: CompareTables,
-) -> Vec<(Priority, Line<'static>, usize)> {
+) -> Vec<(Priority, &'a Line<'static>, usize)> {
     findings
         .iter()
         .filter(|(_, _, _, evidence)| evidence.shown(tables))
-        .map(|(priority, line, rows, _)| (*priority, line.clone(), *rows))
+        .map(|(priority, line, rows, _)| (*priority, line, *rows))
         .collect()
 }
 
