@@ -328,11 +328,13 @@ impl Layer0 {
         let norm = started.elapsed();
         let started = Instant::now();
         let flat = inputs.as_slice().expect("a fresh array is contiguous");
-        let [mut queries, mut keys, values] =
-            linear::apply_all([&self.query, &self.key, &self.value], flat);
+        // The vectors of the last run on this thread, refilled (given back below).
+        let mut projected = PROJECTED.take();
+        linear::apply_all_into([&self.query, &self.key, &self.value], flat, &mut projected);
+        let [queries, keys, values] = &mut projected;
         if let Some(norms) = &self.head_norms {
-            norms.apply(&mut queries, true);
-            norms.apply(&mut keys, false);
+            norms.apply(queries, true);
+            norms.apply(keys, false);
         }
         if let (Some(rope), true) = (&self.rope, with_positions) {
             let dims = self.layout.head_dims;
@@ -349,9 +351,9 @@ impl Layer0 {
         let projections = started.elapsed();
         let started = Instant::now();
         let heads = attend(
-            &queries,
-            &keys,
-            &values,
+            queries,
+            keys,
+            values,
             ids.len(),
             self.layout,
             self.causal,
@@ -364,6 +366,7 @@ impl Layer0 {
                 .slice_mut(ndarray::s![.., head * dims..(head + 1) * dims])
                 .assign(&result.context);
         }
+        PROJECTED.set(projected);
         let times = StageTimes {
             norm,
             projections,
@@ -556,6 +559,13 @@ fn epsilon(settings: &Settings, keys: &[&str], default: f64) -> Result<(f64, Str
         Some(eps) => (eps, format!("{} {eps:e} ({})", keys[0], settings.origin())),
         None => (default, format!("{} {default:e} (the default)", keys[0])),
     })
+}
+
+thread_local! {
+    /// The query, key and value vectors of the last [`Layer0::run_timed`] on this thread,
+    /// whose memory the next run fills again: fresh memory each run cost the projections a
+    /// page fault every 4 KiB (perf). What they hold is written before it is read.
+    static PROJECTED: std::cell::Cell<[Vec<f32>; 3]> = std::cell::Cell::default();
 }
 
 #[cfg(test)]

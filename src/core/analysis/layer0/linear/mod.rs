@@ -288,6 +288,22 @@ impl<'a> RowSource<'a> {
 /// different widths.
 #[must_use]
 pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f32>; N] {
+    let mut results = std::array::from_fn(|_| Vec::new());
+    apply_all_into(layers, inputs, &mut results);
+    results
+}
+
+/// [`apply_all`] into vectors the caller keeps from one call to the next: `results[i]`
+/// becomes `layers[i].apply(inputs)`, in the memory it already has where that is enough
+/// (fresh memory each call cost a page fault every 4 KiB: at 768 wide, 144 a call).
+///
+/// # Panics
+/// As [`apply_all`].
+pub fn apply_all_into<const N: usize>(
+    layers: [&Linear; N],
+    inputs: &[f32],
+    results: &mut [Vec<f32>; N],
+) {
     let width = layers.first().map_or(1, |layer| layer.inputs());
     assert!(
         layers.iter().all(|layer| layer.inputs() == width),
@@ -300,17 +316,18 @@ pub fn apply_all<const N: usize>(layers: [&Linear; N], inputs: &[f32]) -> [Vec<f
     let tokens = inputs.len() / width;
     LAID_OUT.with_borrow_mut(|laid_out| {
         let laid_out = laid_out.numbers(tokens * padded(width));
-        apply_all_in(layers, (inputs, width, tokens), laid_out)
-    })
+        apply_all_in(layers, (inputs, width, tokens), laid_out, results);
+    });
 }
 
-/// [`apply_all`] of `tokens` inputs of `width` numbers, laid out in `laid_out`; each thread
-/// works in its own kept [`Workspace`].
+/// [`apply_all_into`] of `tokens` inputs of `width` numbers, laid out in `laid_out`; each
+/// thread works in its own kept [`Workspace`].
 fn apply_all_in<const N: usize>(
     layers: [&Linear; N],
     (inputs, width, tokens): (&[f32], usize, usize),
     laid_out: &mut [f32],
-) -> [Vec<f32>; N] {
+    results: &mut [Vec<f32>; N],
+) {
     for (token, numbers) in inputs.chunks_exact(width).enumerate() {
         Blocks::write(laid_out, tokens, token, numbers);
     }
@@ -320,7 +337,16 @@ fn apply_all_in<const N: usize>(
         .map(|layer| tokens * width * layer.outputs())
         .sum();
     let threads = if work >= THREAD_WORK { threads() } else { 1 };
-    let mut results = layers.map(|layer| vec![0.0f32; tokens * layer.outputs()]);
+    for (result, layer) in results.iter_mut().zip(layers) {
+        let len = tokens * layer.outputs();
+        if result.capacity() < len {
+            // Zeroed by the allocator (fresh pages need no writing).
+            *result = vec![0.0; len];
+        } else {
+            result.clear();
+            result.resize(len, 0.0);
+        }
+    }
     // Share `share` computes rows `share × step ..` of every layer, each token's outputs of
     // them written into its own piece of the token's output vector.
     let steps = layers.map(|layer| layer.outputs().div_ceil(threads));
@@ -356,7 +382,6 @@ fn apply_all_in<const N: usize>(
             }
         });
     });
-    results
 }
 
 /// One share's pieces of the result vectors: for each layer, a piece of each token's vector.
@@ -636,6 +661,24 @@ mod tests {
                     assert_eq!(out[t * rows + r].to_bits(), expected.to_bits(), "{r} {t}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn results_kept_from_an_earlier_call_are_refilled_to_the_same_bits() {
+        // Kept vectors longer, shorter and empty, holding numbers from before.
+        let width = 389;
+        let layers = [(5, 1), (GROUP + 3, 2), (2, 3)].map(|(rows, salt)| {
+            let weights = numbers(rows * width, salt);
+            Linear::new(table(rows, width, |r, c| weights[r * width + c]), None).unwrap()
+        });
+        let inputs = numbers(7 * width, 4);
+        let [a, b, c] = &layers;
+        let fresh = apply_all([a, b, c], &inputs);
+        let mut kept = [vec![f32::NAN; 1000], vec![7.0; 3], Vec::new()];
+        for _ in 0..2 {
+            apply_all_into([a, b, c], &inputs, &mut kept);
+            assert_eq!(kept, fresh);
         }
     }
 
