@@ -27,7 +27,6 @@ use crate::app::settings::ROOMY_COLUMNS;
 use crate::app::{App, CompareMode, Focus, RealLayer};
 use crate::core::explain::findings::CompareTables;
 use crate::core::text::sentence::Unread;
-use crate::core::text::tokenizer::TextTokenizer;
 use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::panes::{attention, picture};
 use crate::theme::Theme;
@@ -547,7 +546,13 @@ fn tokens_input(app: &App) -> tokens::Input<'_> {
             .model()
             .tokenizer()
             .filter(|_| app.reading_tokenizer())
-            .map(TextTokenizer::vocab_size),
+            .map(|tokenizer| {
+                if tokenizer.names_read() {
+                    tokens::Reading::Reader(tokenizer.vocab_size())
+                } else {
+                    tokens::Reading::Names
+                }
+            }),
         theme: app.theme(),
     }
 }

@@ -1,6 +1,7 @@
 //! The explorer and a model's tokenizer: the first frame is drawn before the tokenizer is
 //! built (on a worker started once that frame is drawn), the token strip says it is being
-//! read, and a tokenizer that cannot be rebuilt is said to be, with why, at every size.
+//! read (and the names of its ids, when they are read after the first frame too, are marked as
+//! being read), and a tokenizer that cannot be rebuilt is said to be, with why, at every size.
 
 mod common;
 
@@ -51,6 +52,19 @@ fn explorer(model: EmbeddingModel) -> App {
     })
 }
 
+/// Lets the held worker go, waits until the reader of text is built, and ticks as the run loop
+/// does while it waits (the tick reads the sentence).
+fn let_the_worker_build(go: &mpsc::Sender<()>, app: &mut App) {
+    go.send(()).expect("the worker waits");
+    for _ in 0..1000 {
+        if !app.model().text_pending() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    app.update(Action::Tick);
+}
+
 #[test]
 fn the_first_frame_does_not_wait_for_the_tokenizer() {
     let (go, held) = mpsc::channel();
@@ -62,16 +76,7 @@ fn the_first_frame_does_not_wait_for_the_tokenizer() {
     // The run loop says each frame is drawn; the worker starts after the first.
     assert!(app.model().text_pending());
     app.drawn(HitMap::default());
-
-    go.send(()).expect("the worker waits");
-    for _ in 0..1000 {
-        if !app.model().text_pending() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // The run loop ticks while it waits; the tick reads the sentence.
-    app.update(Action::Tick);
+    let_the_worker_build(&go, &mut app);
     assert!(!app.reading_tokenizer() && !app.waiting_for_tables());
     let ids: Vec<_> = app.tokens().iter().map(|token| token.id).collect();
     assert_eq!(ids, [Some(0), Some(1), Some(2), Some(0)]);
@@ -81,6 +86,61 @@ fn the_first_frame_does_not_wait_for_the_tokenizer() {
         "{screen}"
     );
     assert!(!screen.contains("reading the tokenizer"), "{screen}");
+}
+
+/// The same four words, with the names of the ids read as a large carried tokenizer.json's
+/// are, only once `go` is sent (the reader of text is built after them).
+fn names_held(go: mpsc::Receiver<()>) -> TextTokenizer {
+    let json = r#"{"model": {"type": "WordLevel", "unk_token": "[UNK]",
+                   "vocab": {"fox": 0, "bites": 1, "the": 2, "[UNK]": 3}},
+                   "pre_tokenizer": {"type": "Whitespace"}}"#;
+    let names = Names::later(4, move || {
+        go.recv().expect("the test says go");
+        Names::from_json(json.as_bytes())
+    });
+    TextTokenizer::HuggingFace(HuggingFaceTokenizer::from_parts("held", names, move || {
+        Encoder::from_json(json.as_bytes())
+    }))
+}
+
+/// The lines of the weight matrix's rows: those holding row 0's or row 1's first number.
+fn matrix_rows(screen: &str) -> Vec<&str> {
+    screen
+        .lines()
+        .filter(|line| line.contains("0.0000  0.2500") || line.contains("0.7500  1.0000"))
+        .collect()
+}
+
+#[test]
+fn the_first_frame_does_not_wait_for_the_names_of_the_ids() {
+    let (go, held) = mpsc::channel();
+    let mut app = explorer(model_with(names_held(held)));
+    assert!(app.model().names_pending() && app.reading_tokenizer());
+    // Drawn while the worker waits: the rows are marked as being named, none named.
+    let screen = draw(&app, 80, 24).backend().to_string();
+    assert!(
+        screen.contains("reading the tokenizer and the names of its ids…"),
+        "{screen}"
+    );
+    let rows = matrix_rows(&screen);
+    assert_eq!(rows.len(), 2, "{screen}");
+    for row in rows {
+        assert!(row.contains("reading…") && !row.contains("fox") && !row.contains("bites"));
+    }
+    app.drawn(HitMap::default());
+    let_the_worker_build(&go, &mut app);
+    assert!(!app.model().names_pending() && !app.reading_tokenizer());
+    let screen = draw(&app, 80, 24).backend().to_string();
+    assert!(
+        screen.contains("▶0 fox #0  1 bites #1  2 the #2"),
+        "{screen}"
+    );
+    let rows = matrix_rows(&screen);
+    assert!(
+        rows[0].contains(" 0 fox ") && rows[1].contains(" 1 bites "),
+        "{screen}"
+    );
+    assert!(!screen.contains("reading…"), "{screen}");
 }
 
 /// A GGUF file whose tokenizer names a pre-tokenizer embedlens does not know.

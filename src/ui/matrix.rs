@@ -15,7 +15,7 @@ use super::vector::{
     wide_line, window,
 };
 use crate::core::tables::block::ModelFamily;
-use crate::core::tables::weights::EmbeddingModel;
+use crate::core::tables::weights::{EmbeddingModel, NAMES_PENDING};
 use crate::hit_map::{HitMap, Scrollable, Target};
 use crate::theme::{CURRENT_MARKER, CURSOR_MARKER, Theme, USED_MARKER};
 
@@ -207,7 +207,13 @@ impl Pane for Matrix<'_> {
             };
             let mut label = format!("{marker} {id:>id_width$} ");
             if token_width > 0 {
-                label.push_str(&pad(&model.token_text(id).unwrap_or_default(), token_width));
+                // The names read on the tokenizer's worker are not waited for.
+                let name = if model.names_pending() {
+                    Some(NAMES_PENDING.to_owned())
+                } else {
+                    model.token_text(id)
+                };
+                label.push_str(&pad(&name.unwrap_or_default(), token_width));
                 label.push(' ');
             }
             let Some(row) = model.lookup(id) else {

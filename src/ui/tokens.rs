@@ -30,6 +30,15 @@ pub(super) enum Ids {
     Hidden,
 }
 
+/// What of the model's tokenizer the strip waits for.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Reading {
+    /// Its reader of text, for this many ids.
+    Reader(usize),
+    /// The names of its ids (their count known only once they are read), then its reader.
+    Names,
+}
+
 /// What the token strip reads, made in `ui.rs`.
 pub(super) struct Input<'a> {
     /// The sentence's tokens.
@@ -44,8 +53,8 @@ pub(super) struct Input<'a> {
     pub(super) ids: Ids,
     /// Why typed text is read as token ids, when it is.
     pub(super) note: Option<String>,
-    /// While the model's tokenizer is being read, how many ids it has.
-    pub(super) reading: Option<usize>,
+    /// What of the model's tokenizer is still being read, if anything.
+    pub(super) reading: Option<Reading>,
     /// The styles in use.
     pub(super) theme: Theme,
 }
@@ -199,8 +208,13 @@ impl Tokens<'_> {
     /// What the strip says without tokens: that the tokenizer is still being read, or to type.
     fn no_tokens(&self) -> String {
         match self.input.reading {
-            Some(ids) => {
+            Some(Reading::Reader(ids)) => {
                 format!("reading the tokenizer… ({ids} ids): the tokens appear when it is ready")
+            }
+            Some(Reading::Names) => {
+                "reading the tokenizer and the names of its ids…: the tokens appear \
+                           when it is ready"
+                    .to_owned()
             }
             None => "no tokens yet: type a sentence in the input".to_owned(),
         }

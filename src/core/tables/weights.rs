@@ -30,6 +30,9 @@ pub const GPT2_CONTEXT_LENGTH: usize = 1024;
 /// float32, 1 GiB. The widest built-in gpt2 (`--dim 4096`) needs about 210 million.
 pub const MAX_GENERATED_VALUES: usize = 1 << 28;
 
+/// What a pane shows for an id's name while the tokenizer's names are still being read.
+pub const NAMES_PENDING: &str = "reading…";
+
 /// How to read text with a model whose own tokenizer could not be read.
 pub const TOKENIZER_HINT: &str = "to read text, name the model's tokenizer.json with --tokenizer \
                                   PATH or put it beside the model's file";
@@ -458,10 +461,20 @@ impl EmbeddingModel {
         self.tokenizer.as_ref().map(TextTokenizer::readiness)
     }
 
-    /// The token text of an id, if the table has a tokenizer.
+    /// The token text of an id, if the table has a tokenizer (names read later are read now:
+    /// see [`Self::names_pending`]).
     #[must_use]
     pub fn token_text(&self, id: usize) -> Option<String> {
         self.tokenizer.as_ref().and_then(|t| t.token_text(id))
+    }
+
+    /// Whether the tokenizer's names are still to be read (on its worker, after the first
+    /// frame): a pane drawn meanwhile shows [`NAMES_PENDING`] rather than wait. Never waits.
+    #[must_use]
+    pub fn names_pending(&self) -> bool {
+        self.tokenizer
+            .as_ref()
+            .is_some_and(|tokenizer| !tokenizer.names_read())
     }
 
     /// The embedding layer's whole job: the row whose number is the id.

@@ -10,7 +10,8 @@ use ndarray::Array1;
 
 use super::detect::{GgufBert, GgufDetected, detect_gguf};
 use super::{
-    GgufFile, HUGGING_FACE_JSON, embedded_json, embedded_tokenizer, lazy_tokenizer, tokenizer_plan,
+    GgufFile, HUGGING_FACE_JSON, Items, MetadataValue, embedded_json, embedded_tokenizer,
+    lazy_tokenizer, tokenizer_plan,
 };
 use crate::core::files::OpenOptions;
 use crate::core::files::build::{LoadedTokenizer, check_ids_fit, check_tokenizer_fits};
@@ -19,7 +20,7 @@ use crate::core::files::locate::MAPPED;
 use crate::core::tables::block::{EmbeddingBlock, LayerNorm, ModelFamily, Precision};
 use crate::core::tables::table::Table;
 use crate::core::tables::weights::{EmbeddingModel, Provenance, TOKENIZER_HINT};
-use crate::core::text::tokenizer::{Names, TextTokenizer};
+use crate::core::text::tokenizer::{COUNTED_AT_ONCE, Names, TextTokenizer};
 
 /// Opens a GGUF file as a model named `label`; `found` says where it was found, when it was
 /// not named by its path (an Ollama model).
@@ -157,7 +158,8 @@ fn read_tables(
 /// A `tokenizer.json` named on the command line or beside the file wins; then the one the file
 /// carries whole (`tokenizer.huggingface.json`: the tokenizer the model was trained with);
 /// otherwise the one the `tokenizer.ggml.*` metadata describes. Either way only the names of its
-/// ids are read now: what reads text is built when text is first read. When the metadata
+/// ids are read now (a large carried one's not even those: [`carried_names_later`]): what
+/// reads text is built when text is first read. When the metadata
 /// describes a tokenizer embedlens cannot rebuild, the model still opens, by id. `shared` is
 /// `None` where no tokenizer is wanted, only what it would be (`inspect`, which reads no text).
 fn load_tokenizer(
@@ -181,6 +183,11 @@ fn load_tokenizer(
             warning,
             missing: None,
         });
+    }
+    if let Some(shared) = shared
+        && let Some(later) = carried_names_later(shared, token, label)
+    {
+        return Ok(later);
     }
     // A tokenizer.json the file carries but embedlens cannot read is said, and the metadata's
     // own tokenizer rebuilt instead.
@@ -242,6 +249,48 @@ fn load_tokenizer(
                 missing: Some(why),
             }
         }
+    })
+}
+
+/// The tokenizer of a `tokenizer.json` the file carries for a vocabulary larger than
+/// [`COUNTED_AT_ONCE`] ids, whose names are read when first needed (after the explorer's first
+/// frame, on its tokenizer worker: reading 150,000 names out of the JSON takes tens of
+/// milliseconds), counted meanwhile by the metadata's token array or else the table's rows.
+/// A JSON that cannot be read is said then, where text would be read; the metadata's own
+/// tokenizer is not rebuilt instead, as it is for a small one read now.
+fn carried_names_later(
+    file: &Arc<GgufFile>,
+    token: &Table,
+    label: &str,
+) -> Option<LoadedTokenizer> {
+    let Some(Ok(_)) = embedded_json(file) else {
+        return None;
+    };
+    let count = file
+        .get("tokenizer.ggml.tokens")
+        .and_then(MetadataValue::items)
+        .map_or(token.rows(), Items::len);
+    if count <= COUNTED_AT_ONCE {
+        return None;
+    }
+    let source = Arc::clone(file);
+    let names = Names::later(count, move || {
+        let json = embedded_json(&source)
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        Names::from_json(json.as_bytes()).map_err(|error| {
+            anyhow!("the file's {HUGGING_FACE_JSON} could not be read ({error:#})")
+        })
+    });
+    Some(LoadedTokenizer {
+        sentence: format!(
+            "tokenizer: the model's own tokenizer.json, carried whole in the file \
+             ({HUGGING_FACE_JSON}), used rather than one rebuilt from tokenizer.ggml.*; the names \
+             of its ids are read when first needed"
+        ),
+        warning: None,
+        tokenizer: Some(embedded_tokenizer(file, names, label)),
+        missing: None,
     })
 }
 

@@ -9,6 +9,7 @@ use crate::core::files::ollama::locate_in;
 use crate::core::files::{FileSource, OpenOptions, inspect, open};
 use crate::core::tables::block::{EmbeddingBlock, ModelFamily};
 use crate::core::test_fixtures::TempDir;
+use crate::core::text::tokenizer::{COUNTED_AT_ONCE, TextTokenizer};
 
 /// Writes a GGUF file into the folder and returns its path.
 fn write_gguf(folder: &TempDir, name: &str, writer: &GgufWriter) -> PathBuf {
@@ -150,6 +151,83 @@ fn the_tokenizer_json_a_gguf_carries_is_its_tokenizer() {
         .map(|opened| opened.model)
         .unwrap();
     assert_eq!(model.token_text(1).as_deref(), Some("earth"));
+}
+
+#[test]
+fn a_large_carried_tokenizer_jsons_names_are_read_when_first_needed() {
+    let folder = TempDir::new("carried-large");
+    let count = COUNTED_AT_ONCE + 4;
+    let words: Vec<String> = (0..count).map(|id| format!("w{id}")).collect();
+    let vocab: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(id, word)| format!("\"{word}\": {id}"))
+        .collect();
+    let json = format!(
+        r#"{{"model": {{"type": "WordLevel", "unk_token": "w0", "vocab": {{{}}}}},
+            "pre_tokenizer": {{"type": "Whitespace"}}}}"#,
+        vocab.join(", ")
+    );
+    let file = |json: &str| {
+        let rows = u64::try_from(count).unwrap();
+        let writer = GgufWriter::new()
+            .text("general.architecture", "llama")
+            .text("tokenizer.ggml.model", "gpt2")
+            .text("tokenizer.ggml.pre", "martian-bpe")
+            .texts("tokenizer.ggml.tokens", &words)
+            .text("tokenizer.huggingface.json", json)
+            .f32_table("token_embd.weight", rows, 1, &vec![0.5; count]);
+        write_gguf(&folder, "carried.gguf", &writer)
+    };
+    let path = file(&json);
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    // Counted by the metadata's token array, not read, until a name is asked for.
+    assert!(model.names_pending());
+    assert_eq!(
+        model.tokenizer().map(TextTokenizer::vocab_size),
+        Some(count)
+    );
+    assert!(
+        model.detection().iter().any(|line| line.ends_with(
+            "used rather than one rebuilt from tokenizer.ggml.*; the names of its ids are read \
+             when first needed"
+        )),
+        "{:?}",
+        model.detection()
+    );
+    assert_eq!(model.token_text(4099).as_deref(), Some("w4099"));
+    assert!(!model.names_pending());
+    let ids: Vec<_> = model
+        .tokenize("w7 w4096")
+        .unwrap()
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(ids, [Some(7), Some(4096)]);
+    // inspect reads them to count them.
+    let listed = inspect(&FileSource::path(&path)).unwrap();
+    let said = format!("(tokenizer.huggingface.json, {count} ids)");
+    assert!(
+        listed.detection.iter().any(|line| line.contains(&said)),
+        "{:?}",
+        listed.detection
+    );
+
+    // One that cannot be read is said where text would be read.
+    let path = file("not JSON");
+    let model = open(&FileSource::path(&path), &OpenOptions::default())
+        .map(|opened| opened.model)
+        .unwrap();
+    let refusal = format!("{:#}", model.tokenize("w1").unwrap_err());
+    assert!(
+        refusal.contains(
+            "the file's tokenizer.huggingface.json could not be read (not valid JSON: expected \
+             ident at line 1 column 2)"
+        ),
+        "{refusal}"
+    );
 }
 
 #[test]

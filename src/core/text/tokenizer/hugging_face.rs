@@ -98,17 +98,22 @@ impl HuggingFaceTokenizer {
         })
     }
 
-    /// A tokenizer from its parts: the names of its ids now, the reader of text built by
-    /// `build` when text is first read.
+    /// A tokenizer from its parts: the names of its ids (now, or read [`Names::later`]), the
+    /// reader of text built by `build` when text is first read, once the names are read.
     pub fn from_parts(
         name: impl Into<String>,
         names: Names,
         build: impl FnOnce() -> Result<Encoder> + Send + 'static,
     ) -> Self {
+        let names = Arc::new(names);
+        let read = Arc::clone(&names);
         Self {
             name: name.into(),
-            names: Arc::new(names),
-            encoder: Arc::new(LazyEncoder::deferred(build)),
+            names,
+            encoder: Arc::new(LazyEncoder::deferred(move || {
+                read.read_now()?;
+                build()
+            })),
         }
     }
 

@@ -23,7 +23,7 @@ pub use display::{NEWLINE_MARK, SPACE_MARK, TAB_MARK, visible};
 pub use encoder::{Encoder, Readiness};
 pub use gpt2::{GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer};
 pub use hugging_face::HuggingFaceTokenizer;
-pub use names::{MAX_IDS, NameOf, Names, WIDEST_COUNTED, model_token_text};
+pub use names::{COUNTED_AT_ONCE, MAX_IDS, NameOf, Names, WIDEST_COUNTED, model_token_text};
 
 /// The longest added or special token (and `SentencePiece` piece) a tokenizer may hold, in
 /// bytes: far past any real one (the longest are tens of bytes), and a bound on work that grows
@@ -135,6 +135,17 @@ impl TextTokenizer {
             Self::Words(vocabulary) => vocabulary.token(id).map(str::to_owned),
             Self::HuggingFace(tokenizer) => tokenizer.names().text(id),
             Self::Gpt2(tokenizer) => tokenizer.display().text(id).map(str::to_owned),
+        }
+    }
+
+    /// Whether the names of the ids are read: they are, but for a model tokenizer whose
+    /// names are read after the first frame ([`Names::later`]) and are not yet. A pane drawn
+    /// meanwhile marks its names as being read rather than wait for them. Never waits.
+    #[must_use]
+    pub fn names_read(&self) -> bool {
+        match self {
+            Self::HuggingFace(tokenizer) => tokenizer.names().is_read(),
+            Self::Words(_) | Self::Gpt2(_) => true,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::{Result, anyhow, bail};
 use serde::Deserialize;
@@ -32,21 +32,55 @@ pub const COUNTED_AT_ONCE: usize = 4096;
 pub type NameOf = Arc<dyn Fn(usize) -> Option<String> + Send + Sync>;
 
 /// Every id's display text: one at a time from its source, or all of them cached once for
-/// search and lookups by text.
+/// search and lookups by text; or names read as a whole when first needed ([`Names::later`]).
 pub struct Names {
     len: usize,
     name_of: NameOf,
     byte_level: bool,
     cache: OnceLock<DisplayVocab>,
     widest: OnceLock<usize>,
+    /// For names read later: how they are read, and what was read.
+    later: Option<Box<Later>>,
+}
+
+/// Reads a vocabulary's names as a whole.
+type ReadNames = Box<dyn FnOnce() -> Result<Names> + Send>;
+
+/// Names read the first time one is asked for: the reader until then, then the names or why
+/// they could not be read.
+struct Later {
+    read: Mutex<Option<ReadNames>>,
+    names: OnceLock<Result<Names, String>>,
+}
+
+impl Later {
+    /// The names, read now if they are not yet (waiting for a read another thread began).
+    fn names(&self) -> Option<&Names> {
+        self.names
+            .get_or_init(|| {
+                let read = self.read.lock().ok().and_then(|mut read| read.take());
+                match read {
+                    Some(read) => read().map_err(|error| format!("{error:#}")),
+                    None => Err("the names were being read when that failed".to_owned()),
+                }
+            })
+            .as_ref()
+            .ok()
+    }
+
+    /// The names if they are read, without waiting.
+    fn read(&self) -> Option<&Names> {
+        self.names.get().and_then(|names| names.as_ref().ok())
+    }
 }
 
 impl fmt::Debug for Names {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Names")
-            .field("len", &self.len)
+            .field("len", &self.len())
             .field("byte_level", &self.byte_level)
             .field("cached", &self.cache.get().is_some())
+            .field("read", &self.is_read())
             .finish_non_exhaustive()
     }
 }
@@ -61,7 +95,54 @@ impl Names {
             byte_level,
             cache: OnceLock::new(),
             widest: OnceLock::new(),
+            later: None,
         }
+    }
+
+    /// Names read by `read` as a whole the first time one is asked for (the explorer's
+    /// tokenizer worker asks, after the first frame; a command that prints names asks at
+    /// once); until then [`Self::len`] is `count`, the ids known without reading them (a GGUF
+    /// file's token array, or its table's rows), and [`Self::is_read`] says they are not read.
+    pub fn later(count: usize, read: impl FnOnce() -> Result<Names> + Send + 'static) -> Self {
+        Self {
+            later: Some(Box::new(Later {
+                read: Mutex::new(Some(Box::new(read))),
+                names: OnceLock::new(),
+            })),
+            ..Self::new(count, false, Arc::new(|_| None))
+        }
+    }
+
+    /// Whether the names can be given without reading them first (always, but for names
+    /// read [`later`](Self::later) and not read yet); never waits.
+    pub fn is_read(&self) -> bool {
+        self.later
+            .as_ref()
+            .is_none_or(|later| later.names.get().is_some())
+    }
+
+    /// Reads names to be read later, if they are not read yet (waiting for a read another
+    /// thread began): what a reader of text checks before it is built, as the names are read
+    /// first to turn away what the `tokenizers` crate would panic on (see [`JsonVocab::read`]).
+    ///
+    /// # Errors
+    /// Why they could not be read.
+    pub fn read_now(&self) -> Result<()> {
+        match &self.later {
+            Some(later) if later.names().is_none() => {
+                bail!(
+                    "{}",
+                    self.read_error().unwrap_or("the names could not be read")
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Why names to be read later could not be read, once that was tried.
+    pub fn read_error(&self) -> Option<&str> {
+        let later = self.later.as_ref()?;
+        later.names.get()?.as_ref().err().map(String::as_str)
     }
 
     /// The names of a `tokenizer.json`'s ids, read without building the tokenizer (see
@@ -85,23 +166,34 @@ impl Names {
         )
     }
 
-    /// How many ids there are: the highest plus one.
+    /// How many ids there are: the highest plus one (for names read later and not read yet,
+    /// the count they were given).
     pub fn len(&self) -> usize {
-        self.len
+        match &self.later {
+            Some(later) => later.read().map_or(self.len, Self::len),
+            None => self.len,
+        }
     }
 
     /// Whether no id has a name.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
-    /// Whether the vocabulary is GPT-2-style byte-level BPE.
+    /// Whether the vocabulary is GPT-2-style byte-level BPE (names read later are read now).
     pub fn is_byte_level(&self) -> bool {
-        self.byte_level
+        match &self.later {
+            Some(later) => later.names().is_some_and(Names::is_byte_level),
+            None => self.byte_level,
+        }
     }
 
     /// The display text of an id, if a token uses it; never caches the whole vocabulary.
+    /// Names read later are read now (see [`Self::is_read`] for a pane that must not wait).
     pub fn text(&self, id: usize) -> Option<String> {
+        if let Some(later) = &self.later {
+            return later.names()?.text(id);
+        }
         match self.cache.get() {
             Some(cached) => cached.text(id).map(str::to_owned),
             None if id < self.len => (self.name_of)(id).filter(|text| !text.is_empty()),
@@ -111,6 +203,9 @@ impl Names {
 
     /// Every display text, cached on first use.
     pub fn all(&self) -> &DisplayVocab {
+        if let Some(names) = self.later.as_deref().and_then(Later::names) {
+            return names.all();
+        }
         self.cache.get_or_init(|| {
             DisplayVocab::new(
                 (0..self.len)
@@ -125,6 +220,9 @@ impl Names {
     /// gives a token, so that a first frame never reads a large vocabulary's names. A
     /// vocabulary of at most [`COUNTED_AT_ONCE`] ids is counted when first asked.
     pub fn widest(&self) -> usize {
+        if let Some(later) = &self.later {
+            return later.read().map_or(WIDEST_COUNTED, Names::widest);
+        }
         match self.widest.get() {
             Some(&widest) => widest,
             None if self.len <= COUNTED_AT_ONCE => self.count_widest(),
@@ -135,6 +233,9 @@ impl Names {
     /// Counts the widest display text (what the tokenizer's worker does before it builds the
     /// reader of text): the ids are read one by one until one is [`WIDEST_COUNTED`] wide.
     pub fn count_widest(&self) -> usize {
+        if let Some(later) = &self.later {
+            return later.names().map_or(0, Names::count_widest);
+        }
         *self.widest.get_or_init(|| {
             if let Some(cached) = self.cache.get() {
                 return cached.widest().min(WIDEST_COUNTED);
@@ -537,6 +638,31 @@ mod tests {
     fn a_small_vocabularys_widest_name_is_counted_when_first_asked() {
         let (names, _) = counted(100);
         assert_eq!(names.widest(), "t99".len());
+    }
+
+    #[test]
+    fn names_read_later_are_read_once_when_first_asked_for() {
+        let reads = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&reads);
+        let names = Names::later(10, move || {
+            counter.fetch_add(1, Ordering::Relaxed);
+            Names::from_json(br#"{"model": {"vocab": {"a": 0, "b": 2}}}"#)
+        });
+        // Counted by what it was given, and not read, until a name is asked for.
+        assert!(!names.is_read());
+        assert_eq!((names.len(), names.widest()), (10, WIDEST_COUNTED));
+        assert_eq!(reads.load(Ordering::Relaxed), 0);
+        assert_eq!(names.text(2).as_deref(), Some("b"));
+        assert!(names.is_read() && names.read_now().is_ok());
+        assert_eq!((names.len(), names.text(1), names.widest()), (3, None, 1));
+        assert_eq!(names.all().id("a"), Some(0));
+        assert_eq!(reads.load(Ordering::Relaxed), 1, "read once");
+
+        let broken = Names::later(10, || Names::from_json(b"not JSON"));
+        assert_eq!(broken.text(0), None);
+        let why = broken.read_now().expect_err("not JSON").to_string();
+        assert!(why.starts_with("not valid JSON"), "{why}");
+        assert_eq!(broken.read_error(), Some(why.as_str()));
     }
 
     #[test]
